@@ -1,0 +1,106 @@
+// llmfs-tokenize: the GPT-2 token ids of a text, or the text of token ids (tiktoken's "gpt2").
+//
+//   llmfs-tokenize "Every effort moves you"     prints  6109 3626 6100 345
+//   llmfs-tokenize --decode 15496 11 314 716    prints  Hello, I am
+//
+// Exit status: 0 on success, 2 for bad input (usage, a non-numeric or unknown id, text that is not
+// UTF-8), 1 when the tokenizer cannot run (missing or corrupt data files).
+#include <charconv>
+#include <cstdint>
+#include <exception>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "llmfs/tokenizer.hpp"
+
+namespace {
+
+constexpr int kExitRuntimeError = 1;
+constexpr int kExitBadInput = 2;
+
+// A token id written in decimal, or std::invalid_argument.
+std::int64_t parse_id(const std::string& arg) {
+    std::int64_t id = 0;
+    const auto [end, error] = std::from_chars(arg.data(), arg.data() + arg.size(), id);
+    if (arg.empty() || error != std::errc() || end != arg.data() + arg.size()) {
+        throw std::invalid_argument("\"" + arg + "\" is not a token id (a decimal integer)");
+    }
+    return id;
+}
+
+int run(bool decode, const std::vector<std::string>& args) {
+    std::vector<std::int64_t> ids;
+    if (decode) {
+        if (args.empty()) {
+            throw std::invalid_argument("--decode needs at least one token ID");
+        }
+        for (const std::string& arg : args) {
+            ids.push_back(parse_id(arg));
+        }
+    } else if (args.size() != 1) {
+        throw std::invalid_argument(args.empty() ? std::string("no TEXT to encode")
+                                                 : "expected one TEXT argument, got " +
+                                                       std::to_string(args.size()) + " (quote the text)");
+    }
+
+    const llmfs::Gpt2Tokenizer tokenizer = llmfs::Gpt2Tokenizer::load_default();
+    if (decode) {
+        std::cout << tokenizer.decode(ids) << '\n';
+    } else {
+        std::string line;
+        for (const std::int64_t id : tokenizer.encode(args.front())) {
+            line += (line.empty() ? "" : " ") + std::to_string(id);
+        }
+        std::cout << line << '\n';
+    }
+    std::cout.flush();
+    if (!std::cout) {
+        throw std::runtime_error("cannot write to standard output");
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Print the GPT-2 token ids of TEXT (tiktoken's \"gpt2\" encoding; \"<|endoftext|>\"\n"
+                 "is the special token 50256), or with --decode the text of token IDs.",
+                 "llmfs-tokenize"};
+    bool decode = false;
+    std::vector<std::string> args;
+    app.add_flag("-d,--decode", decode, "Decode token IDs to text instead of encoding TEXT");
+    app.add_option("TEXT|ID", args, "The text to encode (one argument), or the IDs to decode")
+        ->type_name("");
+    app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+        return "llmfs-tokenize: " + CLI::FailureMessage::simple(failed, e);
+    });
+    app.footer("Examples:\n"
+               "  llmfs-tokenize \"Every effort moves you\"    -> 6109 3626 6100 345\n"
+               "  llmfs-tokenize --decode 15496 11 314 716   -> Hello, I am\n"
+               "  llmfs-tokenize -- \"-text starting with a dash\"\n"
+               "Data: $LLMFS_DATA_DIR/gpt2, <prefix>/share/llmfs/gpt2 or the source tree's data/gpt2.\n"
+               "Exit status: 0 success, 1 missing or corrupt data files, 2 bad input.");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : kExitBadInput;  // --help exits 0
+    }
+
+    try {
+        return run(decode, args);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "llmfs-tokenize: " << e.what() << "\nRun with --help for more information.\n";
+        return kExitBadInput;
+    } catch (const std::out_of_range& e) {
+        std::cerr << "llmfs-tokenize: " << e.what() << '\n';
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "llmfs-tokenize: " << e.what() << '\n';
+        return kExitRuntimeError;
+    }
+}
