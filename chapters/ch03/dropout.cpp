@@ -1,0 +1,26 @@
+// 3.5.2 Masking additional attention weights with dropout
+#include "llmfs/attention.hpp"
+#include "llmfs/cli.hpp"
+
+using namespace llmfs;
+
+int main(int argc, char** argv) {
+    return run_chapter(argc, argv, "3.5.2 Masking additional attention weights with dropout",
+                       [](Notebook& nb, Generator& gen) {
+        nb.section("3.5.2 Masking additional attention weights with dropout");
+        // The causal attention weights of 3.5.1 (SelfAttention_v2 at seed 789).  [T=6, T=6]
+        gen.manual_seed(789);
+        const SelfAttention_v2 sa_v2(gen, 3, 2);
+        const auto attn_weights = causal_attention_weights(sa_v2, your_journey_inputs());
+
+        nb.code("torch.manual_seed(123)\ndropout = torch.nn.Dropout(0.5)\nexample = torch.ones(6, 6)\nprint(dropout(example))");
+        gen.manual_seed(123);
+        const Dropout dropout(gen, 0.5);  // dropout rate of 50%
+        const Tensor<2> example = ones(6, 6);
+        nb.print(dropout(example));
+
+        nb.code("torch.manual_seed(123)\nprint(dropout(attn_weights))");
+        gen.manual_seed(123);
+        nb.print(dropout(attn_weights));
+    });
+}
