@@ -1,0 +1,44 @@
+// 4.2 Normalizing activations with layer normalization
+#include "llmfs/cli.hpp"
+#include "llmfs/gpt.hpp"
+
+using namespace llmfs;
+
+int main(int argc, char** argv) {
+    return run_chapter(argc, argv, "4.2 Normalizing activations with layer normalization", [](Notebook& nb, Generator& gen) {
+        nb.section("4.2 Normalizing activations with layer normalization");
+        nb.code("torch.manual_seed(123)\nbatch_example = torch.randn(2, 5)\n"
+                "layer = nn.Sequential(nn.Linear(5, 6), nn.ReLU())\nout = layer(batch_example)\nprint(out)");
+        gen.manual_seed(123);
+        const Tensor<2> batch_example = randn<2>(gen, {2, 5});  // 2 training examples with 5 features each
+        const Linear layer(gen, 5, 6);
+        const auto out = relu(layer(batch_example));  // [2, 6]
+        nb.print(out);
+
+        nb.code("mean = out.mean(dim=-1, keepdim=True)\nvar = out.var(dim=-1, keepdim=True)");
+        const auto mean = mean_keepdim(out, -1);  // [2, 1]
+        const auto var = var_keepdim(out, -1);    // [2, 1], unbiased
+        nb.print("Mean:\n", mean);
+        nb.print("Variance:\n", var);
+
+        nb.code("out_norm = (out - mean) / torch.sqrt(var)");
+        const auto out_norm = (out - mean) / sqrt(var);
+        nb.print("Normalized layer outputs:\n", out_norm);
+        const auto norm_mean = mean_keepdim(out_norm, -1);
+        const auto norm_var = var_keepdim(out_norm, -1);
+        nb.print("Mean:\n", norm_mean);
+        nb.print("Variance:\n", norm_var);
+
+        nb.code("torch.set_printoptions(sci_mode=False)");
+        print_options().sci_mode = false;
+        nb.print("Mean:\n", norm_mean);
+        nb.print("Variance:\n", norm_var);
+
+        nb.code("ln = LayerNorm(emb_dim=5)\nout_ln = ln(batch_example)\n"
+                "mean = out_ln.mean(dim=-1, keepdim=True)\nvar = out_ln.var(dim=-1, unbiased=False, keepdim=True)");
+        const LayerNorm ln(5);
+        const auto out_ln = ln(batch_example);
+        nb.print("Mean:\n", mean_keepdim(out_ln, -1));
+        nb.print("Variance:\n", var_keepdim(out_ln, -1, /*unbiased=*/false));
+    });
+}
