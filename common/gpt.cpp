@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "llmfs/memory.hpp"
+
 namespace llmfs {
 
 GPTConfig GPTConfig::by_name(const std::string& name) {
@@ -17,6 +19,7 @@ GPTConfig GPTConfig::by_name(const std::string& name) {
 
 Embedding::Embedding(Generator& gen, std::size_t num_embeddings, std::size_t embedding_dim)
     : weight(Tensor<2>::parameter(Array<2>::from_shape({num_embeddings, embedding_dim}))) {
+    prefault(weight.data.data(), weight.data.size() * sizeof(float));
     init_embedding_(gen, weight.data.data(), num_embeddings, embedding_dim);
 }
 

@@ -1,5 +1,7 @@
 #include "llmfs/layers.hpp"
 
+#include "llmfs/memory.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -8,6 +10,7 @@ namespace llmfs {
 Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features, bool with_bias)
     : weight(Tensor<2>::parameter(Array<2>::from_shape({out_features, in_features}))) {
     if (with_bias) bias = Tensor<1>::parameter(Array<1>::from_shape({out_features}));
+    prefault(weight.data.data(), weight.data.size() * sizeof(float));
     init_linear_(gen, weight.data.data(), out_features, in_features, bias ? bias->data.data() : nullptr);
 }
 

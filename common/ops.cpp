@@ -216,6 +216,11 @@ Tensor<2> ones(std::size_t rows, std::size_t cols) { return Array<2>(xt::ones<fl
 Tensor<2> tril(const Tensor<2>& a, int diagonal) { return Array<2>(xt::tril(a.data, diagonal)); }
 Tensor<2> triu(const Tensor<2>& a, int diagonal) { return Array<2>(xt::triu(a.data, diagonal)); }
 BoolArray<2> to_bool(const Tensor<2>& a) { return xt::not_equal(a.data, 0.0f); }
-BoolArray<2> causal_mask(std::size_t t) { return to_bool(triu(ones(t, t), 1)); }
+BoolArray<2> causal_mask(std::size_t t) {
+    BoolArray<2> mask = BoolArray<2>::from_shape({t, t});  // triu(ones(t, t), diagonal=1).bool(), built directly
+    for (std::size_t i = 0; i < t; ++i)
+        for (std::size_t j = 0; j < t; ++j) mask(i, j) = j > i;
+    return mask;
+}
 
 }  // namespace llmfs

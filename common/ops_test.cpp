@@ -113,6 +113,7 @@ TEST_CASE("shape mismatches throw ShapeError naming both shapes") {
 TEST_CASE("masks, transpose, view, cat, stack") {
     CHECK((tril(ones(3, 3)).data == Array<2>{{1, 0, 0}, {1, 1, 0}, {1, 1, 1}}));
     CHECK((causal_mask(3) == BoolArray<2>{{false, true, true}, {false, false, true}, {false, false, false}}));
+    CHECK((causal_mask(17) == to_bool(triu(ones(17, 17), 1))));  // the direct build equals the notebook's recipe
     const Tensor<3> x = Array<3>{{{1, 2, 3}, {4, 5, 6}}};  // [1, 2, 3]
     CHECK((transpose(x, 1, 2).data == Array<3>{{{1, 4}, {2, 5}, {3, 6}}}));
     CHECK(((view<2>(x, {3, 2})).data == Array<2>{{1, 2}, {3, 4}, {5, 6}}));

@@ -1,0 +1,40 @@
+// 4.4 Adding shortcut connections: the book's ExampleDeepNeuralNetwork and the one backward
+// pass the section needs (MSE loss through Linear + GELU layers, with or without shortcuts).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "llmfs/gpt.hpp"
+
+namespace llmfs {
+
+struct ExampleDeepNeuralNetwork {
+    bool use_shortcut;
+    std::vector<Linear> layers;  // layers[i]: sizes[i] -> sizes[i + 1], each followed by GELU
+
+    ExampleDeepNeuralNetwork(Generator& gen, const std::vector<std::size_t>& layer_sizes, bool use_shortcut);
+    Tensor<2> forward(const Tensor<2>& x) const;  // x [B, sizes[0]] -> [B, sizes.back()]
+
+    // What loss.backward() leaves in each parameter's .grad, for loss = nn.MSELoss()(forward(x), target).
+    struct Gradients {
+        std::vector<Array<2>> weight;  // weight[i]: [out_i, in_i]
+        std::vector<Array<1>> bias;    // bias[i]: [out_i]
+    };
+    Gradients mse_gradients(const Tensor<2>& x, const Tensor<2>& target) const;
+
+    // "layers.{i}.0.weight", as model.named_parameters() names layer i's weight
+    static std::string weight_name(std::size_t i);
+};
+
+// nn.MSELoss()(output, target): mean of squared differences
+float mse_loss(const Tensor<2>& output, const Tensor<2>& target);
+
+// d gelu(z) / dz for the tanh approximation
+float gelu_derivative(float z);
+
+// t.abs().mean() of a float tensor, summed in PyTorch's order
+float abs_mean(const Array<2>& t);
+
+}  // namespace llmfs

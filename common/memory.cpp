@@ -1,0 +1,29 @@
+#include "llmfs/memory.hpp"
+
+#include <cstdint>
+#include <thread>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+
+namespace llmfs {
+
+void prefault(void* data, std::size_t bytes) {
+    constexpr std::size_t kWorthIt = std::size_t{1} << 20;  // below this, first touch is cheap enough
+    if (bytes < kWorthIt) return;
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
+    if (end <= begin) return;
+    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    const auto middle = begin + (end - begin) / 2 / page * page;
+    std::thread second([=] { madvise(reinterpret_cast<void*>(middle), end - middle, MADV_POPULATE_WRITE); });
+    madvise(reinterpret_cast<void*>(begin), middle - begin, MADV_POPULATE_WRITE);
+    second.join();
+}
+
+}  // namespace llmfs

@@ -1,0 +1,74 @@
+// golden_diff --rel-tol TOL GOLDEN ACTUAL
+// Compares two program outputs line by line. Text must match exactly, except numbers printed at
+// full precision (10 or more significant digits, like Python's repr of a float32 gradient mean),
+// which may differ by the relative tolerance: PyTorch builds differ in those last digits.
+// Exit 0 if equal, 1 with the differing lines on stderr, 2 on usage errors.
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Split {
+    std::string text;             // the line with each full-precision number replaced by "<#>"
+    std::vector<double> numbers;  // those numbers, in order
+};
+
+Split split(const std::string& line) {
+    static const std::regex number(R"(-?\d+\.\d+(?:e[+-]?\d+)?)");
+    Split out;
+    std::size_t last = 0;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), number); it != std::sregex_iterator(); ++it) {
+        const std::string token = it->str();
+        std::size_t digits = 0;
+        for (char c : token.substr(0, token.find('e'))) digits += std::isdigit(static_cast<unsigned char>(c)) != 0;
+        if (digits < 10) continue;
+        out.text += line.substr(last, static_cast<std::size_t>(it->position()) - last) + "<#>";
+        out.numbers.push_back(std::stod(token));
+        last = static_cast<std::size_t>(it->position() + it->length());
+    }
+    out.text += line.substr(last);
+    return out;
+}
+
+std::vector<std::string> lines_of(const char* path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(std::string("cannot open ") + path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 5 || std::string(argv[1]) != "--rel-tol") {
+        std::cerr << "usage: golden_diff --rel-tol TOL GOLDEN ACTUAL\n";
+        return 2;
+    }
+    try {
+        const double tol = std::stod(argv[2]);
+        const auto golden = lines_of(argv[3]), actual = lines_of(argv[4]);
+        int bad = 0;
+        for (std::size_t i = 0; i < std::max(golden.size(), actual.size()); ++i) {
+            const std::string g = i < golden.size() ? golden[i] : "<missing>";
+            const std::string a = i < actual.size() ? actual[i] : "<missing>";
+            const Split sg = split(g), sa = split(a);
+            bool same = sg.text == sa.text && sg.numbers.size() == sa.numbers.size();
+            for (std::size_t k = 0; same && k < sg.numbers.size(); ++k)
+                same = std::abs(sg.numbers[k] - sa.numbers[k]) <= tol * std::abs(sg.numbers[k]);
+            if (!same) {
+                std::cerr << "line " << i + 1 << ":\n  golden: " << g << "\n  actual: " << a << "\n";
+                ++bad;
+            }
+        }
+        return bad == 0 ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "golden_diff: " << e.what() << "\n";
+        return 2;
+    }
+}
