@@ -1,0 +1,110 @@
+// llmfs-generate against PyTorch (data/golden/generate_cases.txt, made by
+// tests/goldens/generate_reference.py): each case runs the real executable and compares its
+// output, ids and text, exactly.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace {
+
+struct Result {
+    int exit_code;
+    std::string out;
+};
+
+// Runs argv[0] with the arguments as given (no shell), capturing stdout.
+Result run(const std::vector<std::string>& args) {
+    int pipe_fds[2];
+    REQUIRE(pipe(pipe_fds) == 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_fds[1]);
+    REQUIRE(spawned == 0);
+    std::string out;
+    char buffer[4096];
+    for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
+    close(pipe_fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string from_hex(const std::string& hex) {
+    std::string bytes;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    return bytes;
+}
+
+std::string unescape(const std::string& s) {  // the golden's \n and \\ escapes
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\\' && i + 1 < s.size()) {
+            out += s[i + 1] == 'n' ? '\n' : s[i + 1];
+            ++i;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> split(const std::string& line, char sep) {
+    std::vector<std::string> fields;
+    std::stringstream in(line);
+    for (std::string f; std::getline(in, f, sep);) fields.push_back(f);
+    return fields;
+}
+
+}  // namespace
+
+TEST_CASE("llmfs-generate prints PyTorch's tokens and text") {
+    std::ifstream golden(LLMFS_GOLDEN_DIR "/generate_cases.txt");
+    REQUIRE(golden.good());
+    int cases = 0;
+    for (std::string header, ids, text; std::getline(golden, header) && std::getline(golden, ids) && std::getline(golden, text);) {
+        const auto f = split(header, '\t');
+        REQUIRE(f.size() == 5);
+        REQUIRE(f[0] == "case");
+        ++cases;
+        DYNAMIC_SECTION(f[1] << " seed " << f[2] << " +" << f[3] << " tokens, prompt " << f[4]) {
+            const auto result = run({LLMFS_GENERATE, "--model", f[1], "--seed", f[2], "--max-new-tokens", f[3], "--prompt", from_hex(f[4])});
+            CHECK(result.exit_code == 0);
+            CHECK(result.out == ids + "\n" + unescape(text) + "\n");
+        }
+    }
+    CHECK(cases >= 6);
+}
+
+TEST_CASE("llmfs-generate rejects bad input with exit code 2") {
+    for (const auto& args : std::vector<std::vector<std::string>>{{"--prompt", ""},
+                                                                  {"--max-new-tokens", "-1"},
+                                                                  {"--max-new-tokens", "many"},
+                                                                  {"--model", "gpt5"},
+                                                                  {"--seed", "abc"},
+                                                                  {"--frobnicate"}}) {
+        DYNAMIC_SECTION(args[0] << " " << (args.size() > 1 ? args[1] : "")) {
+            std::vector<std::string> argv{LLMFS_GENERATE};
+            argv.insert(argv.end(), args.begin(), args.end());
+            const auto result = run(argv);
+            CHECK(result.exit_code == 2);
+            CHECK(result.out.empty());
+        }
+    }
+}

@@ -1,0 +1,95 @@
+// llmfs-generate: build GPT-2 from a seed, exactly as PyTorch's GPTModel(cfg) after
+// torch.manual_seed(seed), and continue a prompt greedily with generate_text_simple (4.7).
+// Prints the token ids (prompt and continuation) on one line, then the decoded text.
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <xtensor/xadapt.hpp>
+
+#include "llmfs/gpt.hpp"
+#include "llmfs/notebook.hpp"
+
+using namespace llmfs;
+
+namespace {
+
+constexpr int kExitRuntimeError = 1;
+constexpr int kExitBadInput = 2;
+
+struct Options {
+    std::string prompt = "Hello, I am";
+    int max_new_tokens = 6;
+    std::uint64_t seed = 123;
+    std::string model = "gpt2-small";
+};
+
+int run(const Options& opt) {
+    const GPTConfig cfg = GPTConfig::by_name(opt.model);
+    const auto tokenizer = Gpt2Tokenizer::load_default();
+    const auto encoded = tokenizer.encode(opt.prompt);
+    if (encoded.empty()) throw std::invalid_argument("the prompt encodes to no tokens");
+
+    const auto start = std::chrono::steady_clock::now();
+    Generator gen;
+    gen.manual_seed(opt.seed);  // torch.manual_seed(seed); model = GPTModel(cfg)
+    GPTModel model(gen, cfg, [&](std::size_t done, std::size_t total) {
+        if (cfg.n_layers > 12) std::cerr << fmt::format("\rbuilding {}: block {}/{}", opt.model, done, total) << std::flush;
+    });
+    if (cfg.n_layers > 12) std::cerr << "\n";
+    model.train(false);  // model.eval()
+    const double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << fmt::format("{} ({} parameters) built in {:.2f} s\n", opt.model, with_commas(model.num_parameters()), built);
+
+    const IdArray<2> idx = xt::adapt(encoded, std::array<std::size_t, 2>{1, encoded.size()});  // [1, T]
+    const auto max_new = static_cast<std::size_t>(opt.max_new_tokens);
+    const IdArray<2> out = generate_text_simple(model, idx, max_new, cfg.context_length, [&](std::size_t step) {
+        std::cerr << fmt::format("\rgenerating: token {}/{}", step, max_new) << std::flush;
+    });
+    if (max_new > 0) std::cerr << "\n";
+
+    const std::vector<std::int64_t> ids(out.begin(), out.end());
+    std::cout << fmt::format("{}\n", fmt::join(ids, " ")) << tokenizer.decode(ids) << "\n";
+    std::cout.flush();
+    return std::cout ? 0 : kExitRuntimeError;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Build GPT-2 from a seed as PyTorch does (torch.manual_seed(seed); GPTModel(cfg)) and continue\n"
+                 "the prompt greedily (the book's generate_text_simple). Prints the token ids, then the text.",
+                 "llmfs-generate"};
+    Options opt;
+    app.add_option("--prompt", opt.prompt, "text to continue")->capture_default_str();
+    app.add_option("--max-new-tokens", opt.max_new_tokens, "how many tokens to generate")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1 << 20));
+    // A negative seed wraps to 2^64 + seed, as torch.manual_seed reinterprets it.
+    app.add_option("--seed", opt.seed, "torch.manual_seed before building the model")->capture_default_str();
+    app.add_option("--model", opt.model, "model size (exercise 4.2)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));
+    app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+        return "llmfs-generate: " + CLI::FailureMessage::simple(failed, e);
+    });
+    try {
+        app.parse(argc, argv);
+        if (opt.prompt.empty()) throw CLI::ValidationError("--prompt", "the prompt must not be empty");
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : kExitBadInput;  // --help exits 0
+    }
+    try {
+        return run(opt);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "llmfs-generate: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "llmfs-generate: error: " << e.what() << "\n";
+        return kExitRuntimeError;
+    }
+}
