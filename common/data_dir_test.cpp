@@ -1,6 +1,8 @@
 // Tests of the data-directory lookup and the checked file helpers.
 #include <catch2/catch.hpp>
 
+#include "test_support.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,45 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory under the system's temporary directory, removed at scope exit.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("llmfs_data_dir_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+using llmfs::testing::EnvGuard;
+using llmfs::testing::TempDir;
 
-// Sets (or, with nullptr, unsets) an environment variable, restoring it at scope exit.
-struct EnvGuard {
-    std::string name;
-    bool had_value;
-    std::string old_value;
-    EnvGuard(std::string variable, const char* value) : name(std::move(variable)) {
-        const char* old = std::getenv(name.c_str());
-        had_value = old != nullptr;
-        old_value = had_value ? old : "";
-        if (value != nullptr) {
-            ::setenv(name.c_str(), value, 1);
-        } else {
-            ::unsetenv(name.c_str());
-        }
-    }
-    ~EnvGuard() {
-        if (had_value) {
-            ::setenv(name.c_str(), old_value.c_str(), 1);
-        } else {
-            ::unsetenv(name.c_str());
-        }
-    }
-};
 
 void write_file(const fs::path& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -62,13 +28,13 @@ void write_file(const fs::path& path, const std::string& bytes) {
 }  // namespace
 
 TEST_CASE("data_dir: LLMFS_DATA_DIR overrides the default") {
-    TempDir tmp;
+    TempDir tmp("llmfs_data_dir_test");
     EnvGuard env("LLMFS_DATA_DIR", tmp.path.c_str());
     CHECK(llmfs::data_dir() == tmp.path);
 }
 
 TEST_CASE("data_dir: LLMFS_DATA_DIR naming a missing directory is an error naming it") {
-    TempDir tmp;
+    TempDir tmp("llmfs_data_dir_test");
     const fs::path missing = tmp.path / "no-such-dir";
     EnvGuard env("LLMFS_DATA_DIR", missing.c_str());
     CHECK_THROWS_WITH(llmfs::data_dir(),
@@ -86,7 +52,7 @@ TEST_CASE("data_dir: without LLMFS_DATA_DIR, a directory holding the GPT-2 files
 }
 
 TEST_CASE("open_checked: a missing file is an error naming it, with a hint") {
-    TempDir tmp;
+    TempDir tmp("llmfs_data_dir_test");
     const fs::path missing = tmp.path / "missing.bin";
     CHECK_THROWS_AS(llmfs::open_checked(missing), std::runtime_error);
     CHECK_THROWS_WITH(llmfs::open_checked(missing), Catch::Contains(missing.string()) &&
@@ -97,7 +63,7 @@ TEST_CASE("open_checked: a missing file is an error naming it, with a hint") {
 }
 
 TEST_CASE("read_file_checked: the bytes of a file") {
-    TempDir tmp;
+    TempDir tmp("llmfs_data_dir_test");
     const std::string bytes("a\0b\r\n\xff", 6);
     write_file(tmp.path / "f", bytes);
     CHECK(llmfs::read_file_checked(tmp.path / "f") == bytes);
@@ -112,7 +78,7 @@ TEST_CASE("sha256_hex: FIPS 180-2 test vectors") {
 }
 
 TEST_CASE("read_verified_file: checks the hash listed in SHA256SUMS") {
-    TempDir tmp;
+    TempDir tmp("llmfs_data_dir_test");
     write_file(tmp.path / "abc.txt", "abc");
     write_file(tmp.path / "SHA256SUMS",
                "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  empty.txt\n"

@@ -2,6 +2,8 @@
 // tests/goldens/make_tokenizer_goldens.py with OpenAI's encoder.py (same ids as tiktoken's "gpt2").
 #include <catch2/catch.hpp>
 
+#include "test_support.hpp"
+
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -22,6 +24,9 @@ using llmfs::Gpt2Tokenizer;
 using Ids = std::vector<std::int64_t>;
 
 namespace {
+
+using llmfs::testing::EnvGuard;
+using llmfs::testing::TempDir;
 
 fs::path gpt2_dir() { return fs::path(LLMFS_TEST_DATA_DIR) / ".." / "gpt2"; }
 
@@ -95,45 +100,6 @@ const std::vector<GoldenCase>& goldens() {
     return cases;
 }
 
-// A fresh directory under the system's temporary directory, removed at scope exit.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("llmfs_tokenizer_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-// Sets (or, with nullptr, unsets) an environment variable, restoring it at scope exit.
-struct EnvGuard {
-    std::string name;
-    bool had_value;
-    std::string old_value;
-    EnvGuard(std::string variable, const char* value) : name(std::move(variable)) {
-        const char* old = std::getenv(name.c_str());
-        had_value = old != nullptr;
-        old_value = had_value ? old : "";
-        if (value != nullptr) {
-            ::setenv(name.c_str(), value, 1);
-        } else {
-            ::unsetenv(name.c_str());
-        }
-    }
-    ~EnvGuard() {
-        if (had_value) {
-            ::setenv(name.c_str(), old_value.c_str(), 1);
-        } else {
-            ::unsetenv(name.c_str());
-        }
-    }
-};
 
 // Copies the GPT-2 files into `dir` (written anew, so that the copies are writable).
 void copy_gpt2_files(const fs::path& dir) {
@@ -240,7 +206,7 @@ TEST_CASE("encode can be called from several threads") {
 }
 
 TEST_CASE("load detects corrupt and missing files") {
-    TempDir tmp;
+    TempDir tmp("llmfs_tokenizer_test");
     const fs::path dir = tmp.path / "gpt2";
     copy_gpt2_files(dir);
     REQUIRE(Gpt2Tokenizer::load(dir).encode("Hello, I am") == Ids{15496, 11, 314, 716});
@@ -271,7 +237,7 @@ TEST_CASE("load detects corrupt and missing files") {
 }
 
 TEST_CASE("load_default honours LLMFS_DATA_DIR") {
-    TempDir tmp;
+    TempDir tmp("llmfs_tokenizer_test");
     copy_gpt2_files(tmp.path / "gpt2");
     {
         EnvGuard env("LLMFS_DATA_DIR", tmp.path.c_str());

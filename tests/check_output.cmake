@@ -1,8 +1,10 @@
 # Runs PROGRAM with ARGS (a ;-list) and compares its stdout byte for byte with GOLDEN.
 # On a mismatch prints a unified diff and fails. Used by the golden-output tests in CTest:
 #   cmake -DPROGRAM=... -DARGS=... -DGOLDEN=... -P check_output.cmake
-# With -DREL_TOL=x -DGOLDEN_DIFF=<golden_diff>, numbers printed at full precision may differ by
-# that relative tolerance (all other text must still match exactly).
+# With -DGOLDEN_DIFF=<golden_diff> the comparison is golden_diff's instead, with its options in
+# -DDIFF_OPTIONS (space-separated): --rel-tol x lets numbers printed at full precision differ by that
+# relative tolerance; --strip-annotations ignores what --annotate adds. Other text must still
+# match exactly.
 execute_process(COMMAND ${PROGRAM} ${ARGS}
                 OUTPUT_VARIABLE actual ERROR_VARIABLE errors RESULT_VARIABLE code)
 if(NOT code EQUAL 0)
@@ -12,14 +14,15 @@ if(NOT EXISTS "${GOLDEN}")
   message(FATAL_ERROR "golden file ${GOLDEN} is missing")
 endif()
 file(READ "${GOLDEN}" expected)
-if(DEFINED REL_TOL AND NOT actual STREQUAL expected)
+if(DEFINED GOLDEN_DIFF AND NOT actual STREQUAL expected)
   get_filename_component(name "${GOLDEN}" NAME)
   set(actual_file "${CMAKE_CURRENT_BINARY_DIR}/actual-${name}")
   file(WRITE "${actual_file}" "${actual}")
-  execute_process(COMMAND ${GOLDEN_DIFF} --rel-tol ${REL_TOL} "${GOLDEN}" "${actual_file}"
+  separate_arguments(options UNIX_COMMAND "${DIFF_OPTIONS}")
+  execute_process(COMMAND ${GOLDEN_DIFF} ${options} "${GOLDEN}" "${actual_file}"
                   ERROR_VARIABLE delta RESULT_VARIABLE diff_code)
   if(NOT diff_code EQUAL 0)
-    message(FATAL_ERROR "output of ${PROGRAM} ${ARGS} differs from ${GOLDEN} beyond relative tolerance ${REL_TOL}:\n${delta}")
+    message(FATAL_ERROR "output of ${PROGRAM} ${ARGS} differs from ${GOLDEN} (golden_diff ${DIFF_OPTIONS}):\n${delta}")
   endif()
 elseif(NOT actual STREQUAL expected)
   get_filename_component(name "${GOLDEN}" NAME)

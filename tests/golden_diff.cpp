@@ -1,7 +1,9 @@
-// golden_diff --rel-tol TOL GOLDEN ACTUAL
+// golden_diff [--rel-tol TOL] [--strip-annotations] GOLDEN ACTUAL
 // Compares two program outputs line by line. Text must match exactly, except numbers printed at
 // full precision (10 or more significant digits, like Python's repr of a float32 gradient mean),
-// which may differ by the relative tolerance: PyTorch builds differ in those last digits.
+// which may differ by the relative tolerance (default 0): PyTorch builds differ in those last
+// digits. --strip-annotations first drops what --annotate adds to ACTUAL: "## " section lines
+// with the blank line before them, and ">>> " code lines.
 // Exit 0 if equal, 1 with the differing lines on stderr, 2 on usage errors.
 #include <cmath>
 #include <fstream>
@@ -43,16 +45,40 @@ std::vector<std::string> lines_of(const char* path) {
     return lines;
 }
 
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::vector<std::string> strip_annotations(const std::vector<std::string>& lines) {
+    std::vector<std::string> kept;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const bool blank_before_section = lines[i].empty() && i + 1 < lines.size() && starts_with(lines[i + 1], "## ");
+        if (!blank_before_section && !starts_with(lines[i], "## ") && !starts_with(lines[i], ">>> ")) kept.push_back(lines[i]);
+    }
+    return kept;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 5 || std::string(argv[1]) != "--rel-tol") {
-        std::cerr << "usage: golden_diff --rel-tol TOL GOLDEN ACTUAL\n";
+    double tol = 0.0;
+    bool strip = false;
+    std::vector<std::string> files;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string arg = argv[i];
+            if (arg == "--rel-tol" && i + 1 < argc) tol = std::stod(argv[++i]);
+            else if (arg == "--strip-annotations") strip = true;
+            else files.push_back(arg);
+        }
+    } catch (const std::exception&) {
+        files.clear();
+    }
+    if (files.size() != 2) {
+        std::cerr << "usage: golden_diff [--rel-tol TOL] [--strip-annotations] GOLDEN ACTUAL\n";
         return 2;
     }
     try {
-        const double tol = std::stod(argv[2]);
-        const auto golden = lines_of(argv[3]), actual = lines_of(argv[4]);
+        const auto golden = lines_of(files[0].c_str());
+        const auto actual = strip ? strip_annotations(lines_of(files[1].c_str())) : lines_of(files[1].c_str());
         int bad = 0;
         for (std::size_t i = 0; i < std::max(golden.size(), actual.size()); ++i) {
             const std::string g = i < golden.size() ? golden[i] : "<missing>";

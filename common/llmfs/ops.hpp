@@ -186,11 +186,13 @@ Tensor<0> sum(const Tensor<N>& t) {  // t.sum()
     return {std::move(out), detail::node("SumBackward0", t)};
 }
 
-// t.sum(dim=d, keepdim=True): [..., n, ...] -> [..., 1, ...]
-template <std::size_t N>
-Tensor<N> sum_keepdim(const Tensor<N>& t, int dim) {
-    const std::size_t ax = detail::axis<N>(dim);
-    auto out_shape = t.data.shape();
+namespace detail {
+// Reduces t along one dim, keeping it with size 1: out[..., 0, ...] = reduce(first, n, stride),
+// where first points at the first of the n values, `stride` floats apart.
+template <std::size_t N, class Reduce>
+Array<N> reduce_keepdim(const Array<N>& t, int dim, Reduce reduce) {
+    const std::size_t ax = axis<N>(dim);
+    auto out_shape = t.shape();
     const std::size_t n = out_shape[ax];
     out_shape[ax] = 1;
     std::size_t inner = 1;
@@ -198,9 +200,15 @@ Tensor<N> sum_keepdim(const Tensor<N>& t, int dim) {
     Array<N> out(out_shape);
     const std::size_t outer = out.size() / inner;
     for (std::size_t o = 0; o < outer; ++o)
-        for (std::size_t i = 0; i < inner; ++i)
-            out.data()[o * inner + i] = reduce_sum(t.data.data() + o * n * inner + i, n, inner);
-    return {std::move(out), detail::node("SumBackward1", t)};
+        for (std::size_t i = 0; i < inner; ++i) out.data()[o * inner + i] = reduce(t.data() + o * n * inner + i, n, inner);
+    return out;
+}
+}  // namespace detail
+
+// t.sum(dim=d, keepdim=True): [..., n, ...] -> [..., 1, ...]
+template <std::size_t N>
+Tensor<N> sum_keepdim(const Tensor<N>& t, int dim) {
+    return {detail::reduce_keepdim(t.data, dim, reduce_sum), detail::node("SumBackward1", t)};
 }
 
 // t.sum(dim=d): [..., n, ...] -> [...]
@@ -231,18 +239,9 @@ float welford_var(const float* x, std::size_t n, std::size_t stride, double corr
 // t.var(dim=d, keepdim=True, unbiased=...)
 template <std::size_t N>
 Tensor<N> var_keepdim(const Tensor<N>& t, int dim, bool unbiased = true) {
-    const std::size_t ax = detail::axis<N>(dim);
-    auto out_shape = t.data.shape();
-    const std::size_t n = out_shape[ax];
-    out_shape[ax] = 1;
-    std::size_t inner = 1;
-    for (std::size_t d = ax + 1; d < N; ++d) inner *= out_shape[d];
-    Array<N> out(out_shape);
-    const std::size_t outer = out.size() / inner;
-    for (std::size_t o = 0; o < outer; ++o)
-        for (std::size_t i = 0; i < inner; ++i)
-            out.data()[o * inner + i] = welford_var(t.data.data() + o * n * inner + i, n, inner, unbiased ? 1.0 : 0.0);
-    return {std::move(out), detail::node("VarBackward0", t)};
+    const double correction = unbiased ? 1.0 : 0.0;
+    auto var = [correction](const float* x, std::size_t n, std::size_t stride) { return welford_var(x, n, stride, correction); };
+    return {detail::reduce_keepdim(t.data, dim, var), detail::node("VarBackward0", t)};
 }
 
 // ---- softmax -----------------------------------------------------------------------------------
