@@ -89,7 +89,7 @@ TEST_CASE("llmfs-generate prints PyTorch's tokens and text") {
             CHECK(result.out == ids + "\n" + unescape(text) + "\n");
         }
     }
-    CHECK(cases >= 6);
+    CHECK(cases >= 7);
 }
 
 TEST_CASE("llmfs-generate rejects bad input with exit code 2") {

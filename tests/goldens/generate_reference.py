@@ -20,6 +20,7 @@ import ch04_reference as ch04
 SIZES = {  # exercise 4.2
     "gpt2-small": {},
     "gpt2-medium": {"emb_dim": 1024, "n_layers": 24, "n_heads": 16},
+    "gpt2-xl": {"emb_dim": 1600, "n_layers": 48, "n_heads": 25},
 }
 
 CASES = [
@@ -29,6 +30,7 @@ CASES = [
     ("gpt2-small", 2024, 5, "Café naïve — 東京 🙂 <|endoftext|> new text"),
     ("gpt2-small", 7, 7, "  leading spaces\tand tabs\n"),
     ("gpt2-medium", 1, 4, "In the beginning"),
+    ("gpt2-xl", 123, 2, "Hello, I am"),
 ]
 
 
