@@ -15,6 +15,8 @@ import sys
 import torch
 import torch.nn as nn
 
+import mkl_dropout
+
 INPUTS = torch.tensor(
     [[0.43, 0.15, 0.89],  # Your     (x^1)
      [0.55, 0.87, 0.66],  # journey  (x^2)
@@ -338,11 +340,4 @@ SECTIONS = {
 }
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if args[1:] == ["--bernoulli", "mkl"]:
-        import mkl_dropout
-        mkl_dropout.install()
-        args = args[:1]
-    if len(args) != 1 or args[0] not in SECTIONS:
-        sys.exit(f"usage: {sys.argv[0]} {'|'.join(SECTIONS)} [--bernoulli mkl]")
-    SECTIONS[args[0]]()
+    mkl_dropout.run_section(SECTIONS, sys.argv)

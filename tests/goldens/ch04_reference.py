@@ -14,6 +14,8 @@ import sys
 import torch
 import torch.nn as nn
 
+import mkl_dropout
+
 from ch03_reference import MultiHeadAttention  # chapter 3's class, which chapter 4 reuses
 
 GPT_CONFIG_124M = {
@@ -333,11 +335,4 @@ SECTIONS = {
 }
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if args[1:] == ["--bernoulli", "mkl"]:
-        import mkl_dropout
-        mkl_dropout.install()
-        args = args[:1]
-    if len(args) != 1 or args[0] not in SECTIONS:
-        sys.exit(f"usage: {sys.argv[0]} {'|'.join(SECTIONS)} [--bernoulli mkl]")
-    SECTIONS[args[0]]()
+    mkl_dropout.run_section(SECTIONS, sys.argv)

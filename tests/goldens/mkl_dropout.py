@@ -44,3 +44,14 @@ def mkl_dropout(input, p=0.5, training=True, inplace=False):
 
 def install():
     torch.nn.functional.dropout = mkl_dropout
+
+
+def run_section(sections, argv):
+    """Command line of the *_reference.py scripts: SECTION [--bernoulli mkl]."""
+    args = argv[1:]
+    if args[1:] == ["--bernoulli", "mkl"]:
+        install()
+        args = args[:1]
+    if len(args) != 1 or args[0] not in sections:
+        raise SystemExit(f"usage: {argv[0]} {'|'.join(sections)} [--bernoulli mkl]")
+    sections[args[0]]()
