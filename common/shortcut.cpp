@@ -15,11 +15,20 @@ ExampleDeepNeuralNetwork::ExampleDeepNeuralNetwork(Generator& gen, const std::ve
     for (std::size_t i = 0; i + 1 < layer_sizes.size(); ++i) layers.emplace_back(gen, layer_sizes[i], layer_sizes[i + 1]);
 }
 
-Tensor<2> ExampleDeepNeuralNetwork::forward(const Tensor<2>& input) const {
+Tensor<2> ExampleDeepNeuralNetwork::forward(const Tensor<2>& x) const { return forward(x, nullptr); }
+
+Tensor<2> ExampleDeepNeuralNetwork::forward(const Tensor<2>& input, Trace* trace) const {
     Tensor<2> x = input;  // [B, sizes[i]]
     for (const auto& layer : layers) {
-        auto layer_output = gelu(layer(x));  // nn.Sequential(nn.Linear(...), GELU())
-        x = (use_shortcut && x.shape() == layer_output.shape()) ? x + layer_output : layer_output;
+        const auto z = layer(x);                // nn.Sequential(nn.Linear(...), GELU())
+        const auto layer_output = gelu(z);
+        const bool shortcut = use_shortcut && x.shape() == layer_output.shape();
+        if (trace) {
+            trace->inputs.push_back(x.data);
+            trace->pre_activations.push_back(z.data);
+            trace->shortcut_taken.push_back(shortcut);
+        }
+        x = shortcut ? x + layer_output : layer_output;
     }
     return x;
 }
@@ -46,33 +55,22 @@ float abs_mean(const Array<2>& t) {
 
 ExampleDeepNeuralNetwork::Gradients ExampleDeepNeuralNetwork::mse_gradients(const Tensor<2>& input,
                                                                            const Tensor<2>& target) const {
-    // Forward, keeping each layer's input x_i and pre-activation z_i.
-    std::vector<Array<2>> xs, zs;  // xs[i] [B, in_i], zs[i] [B, out_i]
-    std::vector<bool> skipped;     // whether layer i added its input back (the shortcut)
-    Array<2> x = input.data;
-    for (const auto& layer : layers) {
-        const Array<2> z = layer(Tensor<2>(x)).data;
-        const Array<2> a = gelu(Tensor<2>(z)).data;
-        const bool skip = use_shortcut && x.shape() == a.shape();
-        xs.push_back(x);
-        zs.push_back(z);
-        skipped.push_back(skip);
-        x = skip ? Array<2>(x + a) : a;
-    }
-    if (x.shape() != target.data.shape())
-        throw_shape_error("mse_gradients", Shape(x.shape().begin(), x.shape().end()), target.shape(), "output and target differ");
+    Trace trace;
+    const Array<2> y = forward(input, &trace).data;  // [B, out]
+    if (y.shape() != target.data.shape())
+        throw_shape_error("mse_gradients", Shape(y.shape().begin(), y.shape().end()), target.shape(), "output and target differ");
 
     // dL/dy for L = mean((y - t)^2)
-    Array<2> g = 2.0f * (x - target.data) / static_cast<float>(x.size());  // [B, out]
+    Array<2> g = 2.0f * (y - target.data) / static_cast<float>(y.size());  // [B, out]
     Gradients grads;
     grads.weight.resize(layers.size());
     grads.bias.resize(layers.size());
     for (std::size_t i = layers.size(); i-- > 0;) {
-        const Array<2> g_z = g * xt::vectorize(gelu_derivative)(zs[i]);  // through GELU  [B, out]
-        grads.weight[i] = xt::linalg::dot(xt::transpose(g_z), xs[i]);    // g_z^T x       [out, in]
-        grads.bias[i] = xt::sum(g_z, {0});                                //               [out]
-        Array<2> g_x = xt::linalg::dot(g_z, layers[i].weight.data);        // g_z W         [B, in]
-        if (skipped[i]) g_x += g;                                          // the shortcut passes g through
+        const Array<2> g_z = g * xt::vectorize(gelu_derivative)(trace.pre_activations[i]);  // through GELU  [B, out]
+        grads.weight[i] = xt::linalg::dot(xt::transpose(g_z), trace.inputs[i]);            // g_z^T x  [out, in]
+        grads.bias[i] = xt::sum(g_z, {0});                                                   // [out]
+        Array<2> g_x = xt::linalg::dot(g_z, layers[i].weight.data);                          // g_z W  [B, in]
+        if (trace.shortcut_taken[i]) g_x += g;  // the shortcut passes g through
         g = std::move(g_x);
     }
     return grads;

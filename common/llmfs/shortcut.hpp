@@ -26,6 +26,15 @@ struct ExampleDeepNeuralNetwork {
 
     // "layers.{i}.0.weight", as model.named_parameters() names layer i's weight
     static std::string weight_name(std::size_t i);
+
+private:
+    // What the backward pass needs from the forward pass, per layer i.
+    struct Trace {
+        std::vector<Array<2>> inputs;           // x_i  [B, in_i]
+        std::vector<Array<2>> pre_activations;  // z_i = layers[i](x_i)  [B, out_i]
+        std::vector<bool> shortcut_taken;       // whether x_{i+1} = x_i + gelu(z_i)
+    };
+    Tensor<2> forward(const Tensor<2>& x, Trace* trace) const;
 };
 
 // nn.MSELoss()(output, target): mean of squared differences
