@@ -57,14 +57,6 @@ Tensor<1> matmul(const Tensor<1>& x, const Tensor<2>& w) {
     return {std::move(out), detail::node("SqueezeBackward1", x, w)};
 }
 
-Tensor<1> matmul(const Tensor<2>& w, const Tensor<1>& x) {
-    const std::size_t m = w.data.shape()[0], k = w.data.shape()[1];
-    if (x.data.size() != k) throw_shape_error("matmul", w.shape(), x.shape(), "matrix columns must equal the vector length");
-    Array<1> out = xt::zeros<float>({m});
-    gemm(w.data.data(), x.data.data(), out.data(), m, k, 1, false, false);  // torch.mv(w, x)
-    return {std::move(out), detail::node("MvBackward0", w, x)};
-}
-
 Tensor<2> matmul(const Tensor<2>& a, const Tensor<2>& b) {
     const std::size_t m = a.data.shape()[0], k = a.data.shape()[1], n = b.data.shape()[1];
     if (b.data.shape()[0] != k) throw_shape_error("matmul", a.shape(), b.shape(), "a's columns must equal b's rows");

@@ -205,17 +205,8 @@ constexpr float kSinP0 = -1.9515295891E-4f, kSinP1 = 8.3321608736E-3f, kSinP2 = 
 // 2.0f * c10::pi<double>, rounded to float by _mm256_set1_ps.
 constexpr float kTwoPiFloat = static_cast<float>(2.0 * 3.14159265358979323846);
 
-std::uint32_t bits_of(float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-float float_of(std::uint32_t u) {
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-}
+using detail::bits_of;
+using detail::float_of;
 
 // log256_ps for one lane, on the inputs normal_fill gives it: x = 1 - u in [2^-24, 1] (normal, > 0,
 // so the NaN and denormal handling of the original never triggers).

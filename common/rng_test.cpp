@@ -77,17 +77,8 @@ std::vector<const GoldenCase*> cases_of(const std::string& kind) {
     return out;
 }
 
-std::uint32_t bits_of(float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-float float_of(std::uint32_t u) {
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-}
+using llmfs::detail::bits_of;
+using llmfs::detail::float_of;
 
 std::string describe(std::uint32_t bits) {
     char buf[64];

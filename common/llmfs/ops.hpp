@@ -59,7 +59,6 @@ void gemm_naive(const float* a, const float* b, float* c, std::size_t m, std::si
 
 Tensor<0> dot(const Tensor<1>& a, const Tensor<1>& b);     // torch.dot(a, b): [k] . [k] -> scalar
 Tensor<1> matmul(const Tensor<1>& x, const Tensor<2>& w);  // x @ w: [k] @ [k, n] -> [n]
-Tensor<1> matmul(const Tensor<2>& w, const Tensor<1>& x);  // w @ x: [m, k] @ [k] -> [m]
 Tensor<2> matmul(const Tensor<2>& a, const Tensor<2>& b);  // a @ b: [m, k] @ [k, n] -> [m, n]
 
 // Batched a @ b: [..., m, k] @ [..., k, n] -> [..., m, n], same leading dims (e.g. B, NH).
@@ -92,14 +91,14 @@ Tensor<N> matmul(const Tensor<N>& a, const Tensor<N>& b) {
 
 // ---- elementwise arithmetic (with PyTorch broadcasting) ----------------------------------------
 
+// Throws ShapeError, naming both shapes, unless a and b broadcast together.
 template <std::size_t N, std::size_t M>
-auto broadcast_check(const char* op, const Tensor<N>& a, const Tensor<M>& b) {
+void broadcast_check(const char* op, const Tensor<N>& a, const Tensor<M>& b) {
     try {
         typename Array<(N > M ? N : M)>::shape_type shape;
         shape.fill(1);
         xt::broadcast_shape(a.data.shape(), shape);
         xt::broadcast_shape(b.data.shape(), shape);
-        return shape;
     } catch (const std::exception&) {
         throw_shape_error(op, a.shape(), b.shape(), "shapes cannot be broadcast together");
     }

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -79,6 +80,18 @@ void init_embedding_(Generator& gen, float* weight, std::size_t num_embeddings, 
 
 // Internals exposed for the unit tests and benchmarks.
 namespace detail {
+
+// A float's IEEE-754 bit pattern and back (std::bit_cast is C++20).
+inline std::uint32_t bits_of(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+inline float float_of(std::uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
 
 // The bulk uniform_ and normal_ fills have an AVX2 kernel (used when the CPU has AVX2 and FMA) and a
 // portable scalar twin; both give the bits of PyTorch's x86 AVX2 build.
