@@ -33,17 +33,41 @@ int run_chapter(int argc, char** argv, const std::string& description,
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << app.get_name() << ": " << e.what() << "\n\n" << app.help();
-        return 2;
+        return kExitUsage;
     }
     try {
         Generator gen(options.bernoulli);
         Notebook notebook(options.annotate);
         body(notebook, gen);
         std::cout.flush();
-        return std::cout ? 0 : 1;
+        return std::cout ? 0 : kExitRuntimeError;
     } catch (const std::exception& e) {
         std::cerr << app.get_name() << ": error: " << e.what() << "\n";
-        return 1;
+        return kExitRuntimeError;
+    }
+}
+
+int run_tool(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+    const std::string name = app.get_name();
+    app.failure_message([name](const CLI::App* failed, const CLI::Error& e) {
+        return name + ": " + CLI::FailureMessage::simple(failed, e);
+    });
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : kExitUsage;  // --help exits 0
+    }
+    try {
+        return body();
+    } catch (const std::invalid_argument& e) {
+        std::cerr << name << ": " << e.what() << "\nRun with --help for more information.\n";
+        return kExitUsage;
+    } catch (const std::out_of_range& e) {
+        std::cerr << name << ": " << e.what() << "\nRun with --help for more information.\n";
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        std::cerr << name << ": error: " << e.what() << "\n";
+        return kExitRuntimeError;
     }
 }
 

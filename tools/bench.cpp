@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <xtensor/xadapt.hpp>
 
+#include "llmfs/cli.hpp"
 #include "llmfs/gpt.hpp"
 
 using namespace llmfs;
@@ -39,12 +40,7 @@ int main(int argc, char** argv) {
     app.add_option("--model", model_name, "model size")
         ->capture_default_str()
         ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
-    try {
+    return run_tool(app, argc, argv, [&] {
         const GPTConfig cfg = GPTConfig::by_name(model_name);
         std::optional<Gpt2Tokenizer> tokenizer;
         time_step("load tokenizer (with SHA-256 checks)", repeat, [&] { tokenizer = Gpt2Tokenizer::load_default(); });
@@ -64,8 +60,5 @@ int main(int argc, char** argv) {
         time_step("generate 6 tokens from \"Hello, I am\"", repeat,
                   [&] { generate_text_simple(*model, idx, 6, cfg.context_length); });
         return 0;
-    } catch (const std::exception& e) {
-        std::cerr << "llmfs-bench: error: " << e.what() << "\n";
-        return 1;
-    }
+    });
 }

@@ -11,15 +11,13 @@
 #include <fmt/ranges.h>
 #include <xtensor/xadapt.hpp>
 
+#include "llmfs/cli.hpp"
 #include "llmfs/gpt.hpp"
 #include "llmfs/notebook.hpp"
 
 using namespace llmfs;
 
 namespace {
-
-constexpr int kExitRuntimeError = 1;
-constexpr int kExitBadInput = 2;
 
 struct Options {
     std::string prompt = "Hello, I am";
@@ -29,6 +27,7 @@ struct Options {
 };
 
 int run(const Options& opt) {
+    if (opt.prompt.empty()) throw std::invalid_argument("--prompt: the prompt must not be empty");
     const GPTConfig cfg = GPTConfig::by_name(opt.model);
     const auto tokenizer = Gpt2Tokenizer::load_default();
     const auto encoded = tokenizer.encode(opt.prompt);
@@ -74,22 +73,5 @@ int main(int argc, char** argv) {
     app.add_option("--model", opt.model, "model size (exercise 4.2)")
         ->capture_default_str()
         ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));
-    app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
-        return "llmfs-generate: " + CLI::FailureMessage::simple(failed, e);
-    });
-    try {
-        app.parse(argc, argv);
-        if (opt.prompt.empty()) throw CLI::ValidationError("--prompt", "the prompt must not be empty");
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : kExitBadInput;  // --help exits 0
-    }
-    try {
-        return run(opt);
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "llmfs-generate: " << e.what() << "\n";
-        return kExitBadInput;
-    } catch (const std::exception& e) {
-        std::cerr << "llmfs-generate: error: " << e.what() << "\n";
-        return kExitRuntimeError;
-    }
+    return run_tool(app, argc, argv, [&] { return run(opt); });
 }

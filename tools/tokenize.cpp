@@ -16,12 +16,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "llmfs/cli.hpp"
 #include "llmfs/tokenizer.hpp"
 
 namespace {
 
-constexpr int kExitRuntimeError = 1;
-constexpr int kExitBadInput = 2;
 
 // A token id written in decimal, or std::invalid_argument.
 std::int64_t parse_id(const std::string& arg) {
@@ -76,31 +75,11 @@ int main(int argc, char** argv) {
     app.add_flag("-d,--decode", decode, "Decode token IDs to text instead of encoding TEXT");
     app.add_option("TEXT|ID", args, "The text to encode (one argument), or the IDs to decode")
         ->type_name("");
-    app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
-        return "llmfs-tokenize: " + CLI::FailureMessage::simple(failed, e);
-    });
     app.footer("Examples:\n"
                "  llmfs-tokenize \"Every effort moves you\"    -> 6109 3626 6100 345\n"
                "  llmfs-tokenize --decode 15496 11 314 716   -> Hello, I am\n"
                "  llmfs-tokenize -- \"-text starting with a dash\"\n"
                "Data: $LLMFS_DATA_DIR/gpt2, <prefix>/share/llmfs/gpt2 or the source tree's data/gpt2.\n"
                "Exit status: 0 success, 1 missing or corrupt data files, 2 bad input.");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : kExitBadInput;  // --help exits 0
-    }
-
-    try {
-        return run(decode, args);
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "llmfs-tokenize: " << e.what() << "\nRun with --help for more information.\n";
-        return kExitBadInput;
-    } catch (const std::out_of_range& e) {
-        std::cerr << "llmfs-tokenize: " << e.what() << '\n';
-        return kExitBadInput;
-    } catch (const std::exception& e) {
-        std::cerr << "llmfs-tokenize: " << e.what() << '\n';
-        return kExitRuntimeError;
-    }
+    return llmfs::run_tool(app, argc, argv, [&] { return run(decode, args); });
 }

@@ -14,6 +14,10 @@
 
 namespace llmfs {
 
+// Exit codes of every llmfs program.
+constexpr int kExitRuntimeError = 1;  // e.g. missing or corrupt data, unwritable output
+constexpr int kExitUsage = 2;         // bad flags, values or input
+
 struct ChapterOptions {
     BernoulliKernel bernoulli = BernoulliKernel::mkl;
     bool annotate = false;
@@ -28,5 +32,11 @@ int run_chapter(int argc, char** argv, const std::string& description,
 int run_chapter(int argc, char** argv, const std::string& description,
                 const std::function<void(CLI::App&)>& add_options,
                 const std::function<void(Notebook&, Generator&)>& body);
+
+// The llmfs-* tools' frame: parses argv with `app` (--help exits 0; a usage error is reported as
+// "<name>: ..." and exits 2), then returns body()'s exit code. Bad input the body throws as
+// std::invalid_argument or std::out_of_range exits 2, any other exception 1, each with
+// "<name>: ..." on stderr.
+int run_tool(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 
 }  // namespace llmfs
