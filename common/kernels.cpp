@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <thread>
 
 #include <cblas.h>
 
@@ -17,6 +18,17 @@ void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k
     if (k == 0) return;
     cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n), static_cast<int>(k), 1.0f, w, static_cast<int>(k), x,
                 1, 1.0f, y, 1);
+}
+
+void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
+                 float* y) {
+    if (bias)
+        for (std::size_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);
+    if (rows == 1) {
+        gemv(w, x, y, out, in, bias != nullptr);
+    } else {
+        gemm(x, w, y, rows, in, out, /*b_transposed=*/true, bias != nullptr);
+    }
 }
 
 void causal_softmax_row(const float* scores, float* y, std::size_t n_valid, std::size_t n_total, float divisor) {
@@ -102,6 +114,53 @@ void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* sca
         const float denom = std::sqrt(var + eps);                       // torch.sqrt(var + self.eps)
         for (std::size_t i = 0; i < n; ++i) row[i] = scale[i] * ((row[i] - mean) / denom) + shift[i];
     }
+}
+
+void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn) {
+    const std::size_t threads = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < n; ++i) fn(i);
+        return;
+    }
+    const int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            for (std::size_t i = t; i < n; i += threads) fn(i);
+        });
+    for (auto& thread : pool) thread.join();
+    openblas_set_num_threads(blas_threads);
+}
+
+FastMultiHeadAttention::FastMultiHeadAttention(const MultiHeadAttention& mha_) : mha(mha_) {
+    const Linear* parts[] = {&mha.W_query, &mha.W_key, &mha.W_value};
+    w_qkv = xt::concatenate(xt::xtuple(parts[0]->weight.data, parts[1]->weight.data, parts[2]->weight.data), 0);
+    if (mha.W_query.bias)
+        b_qkv = Array<1>(xt::concatenate(xt::xtuple(parts[0]->bias->data, parts[1]->bias->data, parts[2]->bias->data), 0));
+}
+
+Array<3> FastMultiHeadAttention::forward(const Array<3>& x) const {
+    const std::size_t B = x.shape()[0], T = x.shape()[1], C = mha.d_out, NH = mha.num_heads, hs = mha.head_dim;
+    if (x.shape()[2] != mha.W_query.in_features())
+        throw_shape_error("FastMultiHeadAttention", {B, T, x.shape()[2]}, {w_qkv.shape()[0], w_qkv.shape()[1]},
+                          "input's last dim must equal d_in");
+    if (T > mha.mask.shape()[0])
+        throw ShapeError("attention: " + std::to_string(T) + " tokens exceed the context length " +
+                         std::to_string(mha.mask.shape()[0]));
+    Array<2> qkv = Array<2>::from_shape({B * T, 3 * C});  // [B * T, (q | k | v)]
+    linear_rows(x.data(), B * T, w_qkv.data(), b_qkv ? b_qkv->data() : nullptr, w_qkv.shape()[1], 3 * C, qkv.data());
+    Array<2> context = Array<2>::from_shape({B * T, C});  // [B * T, NH * hs]
+    parallel_for(B * NH, [&](std::size_t i) {
+        const std::size_t b = i / NH, h = i % NH;
+        const float* q = qkv.data() + b * T * 3 * C + h * hs;
+        std::vector<float> scratch;
+        causal_attention_head(q, 3 * C, q + C, q + 2 * C, 3 * C, context.data() + b * T * C + h * hs, C, T, 0, hs, scratch);
+    });
+    Array<3> out = Array<3>::from_shape({B, T, C});
+    const auto& proj = mha.out_proj;
+    linear_rows(context.data(), B * T, proj.weight.data.data(), proj.bias ? proj.bias->data.data() : nullptr, C, C, out.data());
+    return out;
 }
 
 }  // namespace llmfs

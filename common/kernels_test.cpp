@@ -28,11 +28,9 @@ bool bit_equal(const A& a, const B& b) {
 // The teaching path of MultiHeadAttention::forward between the projections and out_proj, for
 // q, k, v [B, NH, T, hs]: -> context [B, NH, T, hs].
 Array<4> teaching_attention(const Array<4>& q, const Array<4>& k, const Array<4>& v) {
-    const std::size_t T = q.shape()[2];
-    auto scores = matmul(Tensor<4>(q), transpose(Tensor<4>(k), 2, 3));
-    scores = masked_fill(scores, causal_mask(T), kNegInf);
-    const auto weights = softmax(scores / std::pow(static_cast<double>(q.shape()[3]), 0.5), -1);
-    return matmul(weights, Tensor<4>(v)).data;
+    Generator gen;
+    const Dropout no_dropout(gen, 0.0);
+    return causal_attention(q, k, v, causal_mask(q.shape()[2]), no_dropout).data;
 }
 
 Array<4> fast_attention(const Array<4>& q, const Array<4>& k, const Array<4>& v) {
@@ -120,4 +118,29 @@ TEST_CASE("fused LayerNorm equals the book's LayerNorm class, bit for bit") {
     Array<2> fused = x;
     layer_norm_rows(fused.data(), 5, 768, ln.scale.data.data(), ln.shift.data.data(), static_cast<float>(ln.eps));
     CHECK(bit_equal(fused, expected));
+}
+
+TEST_CASE("fast multi-head attention equals chapter 3's class in eval mode") {
+    Generator gen;
+    gen.manual_seed(13);
+    for (bool bias : {false, true}) {
+        MultiHeadAttention mha(gen, 32, 48, 200, 0.1, 4, bias);
+        mha.train(false);
+        const Array<3> x = randn_array<3>(14, {2, 150, 32});
+        const Array<3> expected = mha.forward(Tensor<3>(x)).data;
+        CHECK(xt::allclose(FastMultiHeadAttention(mha).forward(x), expected, 1e-5, 1e-5));
+    }
+}
+
+TEST_CASE("combined QKV weights compute chapter 3's multi-head attention") {
+    Generator gen;
+    gen.manual_seed(15);
+    MultiHeadAttention mha(gen, 16, 24, 50, 0.0, 3, true);
+    MultiHeadAttentionCombinedQKV combined(gen, 16, 24, 3, 50, 0.0, true);
+    const FastMultiHeadAttention stacked(mha);  // the same weights, stacked as combined.qkv holds them
+    combined.qkv.weight.data = stacked.w_qkv;
+    combined.qkv.bias->data = *stacked.b_qkv;
+    combined.proj = mha.out_proj;
+    const Tensor<3> x = randn_array<3>(16, {2, 40, 16});
+    CHECK(xt::allclose(combined.forward(x).data, mha.forward(x).data, 1e-5, 1e-5));
 }

@@ -21,22 +21,18 @@ KVCache::KVCache(const GPTConfig& cfg, std::size_t batch, std::size_t capacity_)
 
 namespace {
 
-// nn.Linear on rows: x [rows, in] -> y [rows, out]. One row goes through gemv (reads each weight
-// once), more through the teaching path's gemm. Either way the bias is in y before the product.
 void linear_rows(const Linear& lin, const float* x, std::size_t rows, float* y) {
-    const std::size_t in = lin.in_features(), out = lin.out_features();
-    if (lin.bias)
-        for (std::size_t r = 0; r < rows; ++r) std::copy(lin.bias->data.begin(), lin.bias->data.end(), y + r * out);
-    if (rows == 1) {
-        gemv(lin.weight.data.data(), x, y, out, in, lin.bias.has_value());
-    } else {
-        gemm(x, lin.weight.data.data(), y, rows, in, out, /*b_transposed=*/true, lin.bias.has_value());
-    }
+    llmfs::linear_rows(x, rows, lin.weight.data.data(), lin.bias ? lin.bias->data.data() : nullptr, lin.in_features(),
+                       lin.out_features(), y);
 }
 
 void layer_norm(const LayerNorm& ln, float* x, std::size_t rows) {
     layer_norm_rows(x, rows, ln.scale.data.size(), ln.scale.data.data(), ln.shift.data.data(), static_cast<float>(ln.eps));
 }
+
+// From this many new tokens on (a prompt, a rebuilt window) the heads run on parallel threads;
+// a single decoding step's heads are too small to pay for the threads.
+constexpr std::size_t kParallelTokens = 32;
 
 // Buffers one forward pass needs, [rows, C] unless noted.
 struct Scratch {
@@ -66,9 +62,19 @@ void block_cached(const TransformerBlock& blk, float* x, std::size_t B, std::siz
                 std::copy_n(s.v.data() + row + h * hs, hs, &cache_v(b, h, pos0 + t, 0));
             }
         }
-        for (std::size_t h = 0; h < NH; ++h)  // softmax(Q K^T / sqrt(hs), masked) @ V, per head
-            causal_attention_head(s.q.data() + b * T * C + h * hs, C, &cache_k(b, h, 0, 0), &cache_v(b, h, 0, 0), hs,
-                                  s.ctx.data() + b * T * C + h * hs, C, T, pos0, hs, s.scores);
+    }
+    auto head = [&](std::size_t i, std::vector<float>& scratch) {  // softmax(Q K^T / sqrt(hs), masked) @ V
+        const std::size_t b = i / NH, h = i % NH;
+        causal_attention_head(s.q.data() + b * T * C + h * hs, C, &cache_k(b, h, 0, 0), &cache_v(b, h, 0, 0), hs,
+                              s.ctx.data() + b * T * C + h * hs, C, T, pos0, hs, scratch);
+    };
+    if (T >= kParallelTokens) {
+        parallel_for(B * NH, [&](std::size_t i) {
+            std::vector<float> scratch;
+            head(i, scratch);
+        });
+    } else {
+        for (std::size_t i = 0; i < B * NH; ++i) head(i, s.scores);
     }
     linear_rows(att.out_proj, s.ctx.data(), rows, s.a.data());
     for (std::size_t i = 0; i < rows * C; ++i) x[i] += s.a[i];  // x = x + shortcut (dropout off)

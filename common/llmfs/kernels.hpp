@@ -9,13 +9,22 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <vector>
+
+#include "llmfs/attention.hpp"
 
 namespace llmfs {
 
 // y[n] (+)= W[n, k] @ x[k]: one row through nn.Linear (x @ W^T) with cblas_sgemv, which reads
 // each weight once instead of packing W as sgemm does.  Teaching version: gemm with m = 1.
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
+
+// nn.Linear on rows: y [rows, out] = x [rows, in] @ w [out, in]^T (+ bias [out], may be null).
+// One row goes through gemv, more through the teaching path's gemm; the bias is in y first either way.
+void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
+                 float* y);
 
 // Fused masked, scaled softmax over one row of scores, as the teaching path computes
 //   softmax(scores.masked_fill(mask, -inf) / divisor, dim=-1)
@@ -42,5 +51,21 @@ void gelu_inplace(float* x, std::size_t n);
 // LayerNorm over rows of n floats in place: the same operations as LayerNorm::operator() (PyTorch
 // order sum for the mean, Welford variance), fused per row, so bit-identical to it.
 void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* scale, const float* shift, float eps);
+
+// Runs fn(i) for i in [0, n) on the machine's cores (at most as many threads as items), with
+// OpenBLAS single-threaded meanwhile so the threads do not fight over its pool. For independent
+// pieces of work too small for OpenBLAS to thread well on its own, e.g. attention heads.
+void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn);
+
+// MultiHeadAttention::forward in eval mode (no dropout) with the fast kernels: one GEMM for the
+// three projections (W_query, W_key, W_value stacked), causal_attention_head per (batch, head)
+// straight on that GEMM's output, heads on parallel_for, then out_proj.
+struct FastMultiHeadAttention {
+    const MultiHeadAttention& mha;
+    Array<2> w_qkv;                 // [3 * d_out, d_in]
+    std::optional<Array<1>> b_qkv;  // [3 * d_out]
+    explicit FastMultiHeadAttention(const MultiHeadAttention& mha);
+    Array<3> forward(const Array<3>& x) const;  // x [B, T, d_in] -> [B, T, d_out]
+};
 
 }  // namespace llmfs
