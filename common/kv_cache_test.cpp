@@ -28,13 +28,18 @@ IdArray<2> prompt(std::size_t batch, std::size_t length, std::uint64_t seed, std
     return xt::random::randint<std::int64_t>({batch, length}, 0, static_cast<std::int64_t>(vocab));
 }
 
+// torch.manual_seed(seed); model = GPTModel(cfg); model.eval()
+struct EvalModel {
+    Generator gen;
+    GPTModel model;
+    EvalModel(std::uint64_t seed, const GPTConfig& cfg) : model((gen.manual_seed(seed), gen), cfg) { model.train(false); }
+};
+
 }  // namespace
 
 TEST_CASE("cached logits equal the full forward pass, prompt at once or token by token") {
-    Generator gen;
-    gen.manual_seed(123);
-    GPTModel model(gen, tiny());
-    model.train(false);
+    const EvalModel m(123, tiny());
+    const GPTModel& model = m.model;
     const IdArray<2> ids = prompt(2, 11, 1, 50);
     const Array<3> expected = model.forward(ids).data;  // [2, 11, V]
 
@@ -55,10 +60,8 @@ TEST_CASE("cached logits equal the full forward pass, prompt at once or token by
 TEST_CASE("cached generation gives exactly the no-cache tokens") {
     const std::size_t context = 16;
     for (std::uint64_t seed : {1, 2, 3}) {
-        Generator gen;
-        gen.manual_seed(seed);
-        GPTModel model(gen, tiny(context));
-        model.train(false);
+        const EvalModel m(seed, tiny(context));
+        const GPTModel& model = m.model;
         // prompt length x new tokens: short, filling the context exactly, one past it, far past it,
         // and a prompt longer than the context.
         for (auto [length, new_tokens] : std::vector<std::pair<std::size_t, std::size_t>>{
@@ -77,18 +80,15 @@ TEST_CASE("cached generation gives exactly the no-cache tokens") {
 }
 
 TEST_CASE("a context_size below the model's crops the same way with and without the cache") {
-    Generator gen;
-    gen.manual_seed(5);
-    GPTModel model(gen, tiny());
-    model.train(false);
+    const EvalModel m(5, tiny());
+    const GPTModel& model = m.model;
     const IdArray<2> ids = prompt(1, 3, 9, 50);
     CHECK((generate_text_simple_cached(model, ids, 20, 6) == generate_text_simple(model, ids, 20, 6)));
 }
 
 TEST_CASE("the cache reports misuse") {
-    Generator gen;
-    GPTModel model(gen, tiny());
-    model.train(false);
+    const EvalModel m(0, tiny());
+    const GPTModel& model = m.model;
     CHECK_THROWS_WITH(KVCache(model.cfg, 1, 17), Catch::Contains("context length"));
     KVCache cache(model.cfg, 1, 4);
     CHECK_THROWS_WITH(forward_cached(model, prompt(1, 5, 1, 50), cache), Catch::Contains("reset the cache"));

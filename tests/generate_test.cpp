@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <spawn.h>
@@ -83,13 +84,34 @@ TEST_CASE("llmfs-generate prints PyTorch's tokens and text") {
         REQUIRE(f.size() == 5);
         REQUIRE(f[0] == "case");
         ++cases;
-        DYNAMIC_SECTION(f[1] << " seed " << f[2] << " +" << f[3] << " tokens, prompt " << f[4]) {
-            const auto result = run({LLMFS_GENERATE, "--model", f[1], "--seed", f[2], "--max-new-tokens", f[3], "--prompt", from_hex(f[4])});
-            CHECK(result.exit_code == 0);
-            CHECK(result.out == ids + "\n" + unescape(text) + "\n");
+        for (const bool cached : {false, true}) {
+            DYNAMIC_SECTION(f[1] << " seed " << f[2] << " +" << f[3] << " tokens, prompt " << f[4] << (cached ? ", --kv-cache" : "")) {
+                std::vector<std::string> args{LLMFS_GENERATE, "--model", f[1], "--seed", f[2], "--max-new-tokens", f[3], "--prompt", from_hex(f[4])};
+                if (cached) args.push_back("--kv-cache");
+                const auto result = run(args);
+                CHECK(result.exit_code == 0);
+                CHECK(result.out == ids + "\n" + unescape(text) + "\n");
+            }
         }
     }
     CHECK(cases >= 7);
+}
+
+TEST_CASE("llmfs-generate --kv-cache gives the no-cache tokens at several lengths") {
+    // 124M from other seeds and prompts than the PyTorch cases; the lengths cross the cache's
+    // single-row decoding many times. Past the context length: kv_cache_test, on a tiny config.
+    for (const auto& [seed, tokens, prompt] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"5", "1", "A"}, {"11", "24", "The meaning of life is"}, {"77", "40", "Once upon a time, in a land far away,"}}) {
+        DYNAMIC_SECTION("seed " << seed << " +" << tokens << " tokens") {
+            const std::vector<std::string> args{LLMFS_GENERATE, "--seed", seed, "--max-new-tokens", tokens, "--prompt", prompt};
+            auto cached_args = args;
+            cached_args.push_back("--kv-cache");
+            const auto uncached = run(args), cached = run(cached_args);
+            CHECK(uncached.exit_code == 0);
+            CHECK(cached.exit_code == 0);
+            CHECK(cached.out == uncached.out);
+        }
+    }
 }
 
 TEST_CASE("llmfs-generate rejects bad input with exit code 2") {
