@@ -34,11 +34,15 @@ int main(int argc, char** argv) {
         nb.print("Mean:\n", norm_mean);
         nb.print("Variance:\n", norm_var);
 
-        nb.code("ln = LayerNorm(emb_dim=5)\nout_ln = ln(batch_example)\n"
-                "mean = out_ln.mean(dim=-1, keepdim=True)\nvar = out_ln.var(dim=-1, unbiased=False, keepdim=True)");
-        const LayerNorm ln(5);
-        const auto out_ln = ln(batch_example);
+        // The notebook since the book's commit 2d600cc normalises the layer output `out`; the printed
+        // book (and older notebooks) use LayerNorm(emb_dim=5) on batch_example here.
+        nb.code("ln = LayerNorm(emb_dim=6)\nout_ln = ln(out)\n"
+                "mean = out_ln.mean(dim=-1, keepdim=True)\nvar = out_ln.var(dim=-1, unbiased=False, keepdim=True)\n"
+                "print(\"Mean:\\n\", mean)\nprint(\"Variance:\\n\", var)");
+        const LayerNorm ln(6);
+        const auto out_ln = ln(out);  // [2, 6]
         nb.print("Mean:\n", mean_keepdim(out_ln, -1));
+        // Not exactly 1: eps = 1e-5 is added to the variance before the square root.
         nb.print("Variance:\n", var_keepdim(out_ln, -1, /*unbiased=*/false));
     });
 }
