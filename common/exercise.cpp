@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "llmfs/compare.hpp"
+
 namespace llmfs {
 
 const std::vector<Exercise>& exercises() {
@@ -161,18 +163,24 @@ ExerciseCheck check_exercise_output(const Exercise& exercise, std::string_view e
                             exercise.program, exit_code, why.empty() ? "(no message)" : why)};
     }
     const auto actual = strip_annotations(annotated_output);
-    const auto golden = split_lines(expected);
-    for (std::size_t i = 0; i < std::max(actual.size(), golden.size()); ++i) {
-        const std::string want = i < golden.size() ? golden[i] : "<end of output>";
-        const std::string got = i < actual.size() ? actual[i].text : "<end of output>";
-        if (want == got) continue;
-        const std::string code = i < actual.size() ? actual[i].code : (actual.empty() ? "" : actual.back().code);
-        return {ExerciseVerdict::differ,
-                fmt::format("{}: your {} differs from the expected output; first differing line (line {} of the output):\n"
-                            "  expected: {}\n  yours:    {}",
-                            name, what_printed(code), i + 1, want, got)};
-    }
-    return {ExerciseVerdict::match, fmt::format("{}: right: your output is PyTorch's, byte for byte.", name)};
+    std::string actual_text;
+    for (const auto& line : actual) actual_text += line.text + "\n";
+    const Comparison c = compare_outputs(expected, actual_text);
+    if (c.verdict == Verdict::match)
+        return {ExerciseVerdict::match, fmt::format("{}: right: your output is PyTorch's, byte for byte.", name)};
+    // The notebook code behind the first differing line (or, past the end, behind the last line).
+    const std::string code = c.line - 1 < actual.size() ? actual[c.line - 1].code : (actual.empty() ? "" : actual.back().code);
+    const auto shown = [](const std::string& line, bool present) { return present ? line : std::string("<end of output>"); };
+    const std::string lines = fmt::format("  expected: {}\n  yours:    {}", shown(c.expected_line, c.line <= split_lines(expected).size()),
+                                          shown(c.actual_line, c.line <= actual.size()));
+    if (c.verdict == Verdict::close)
+        return {ExerciseVerdict::close,
+                fmt::format("{}: right, but not bit-exact: your {} differs from PyTorch's only in the last printed digits "
+                            "(or spacing); first such line (line {} of the output):\n{}",
+                            name, what_printed(code), c.line, lines)};
+    return {ExerciseVerdict::differ,
+            fmt::format("{}: your {} differs from the expected output; first differing line (line {} of the output):\n{}", name,
+                        what_printed(code), c.line, lines)};
 }
 
 }  // namespace llmfs

@@ -66,3 +66,13 @@ TEST_CASE("check_exercise_output: the verdict and the first differing line with 
     CHECK(stopped.verdict == ExerciseVerdict::unfinished);
     CHECK_THAT(stopped.message, Catch::StartsWith("exercise 3.1: not finished") && Catch::Contains("boom"));
 }
+
+TEST_CASE("check_exercise_output: a last-digit difference is right, but not bit-exact") {
+    const Exercise& e = find_exercise("3.1");
+    const ExerciseCheck close = check_exercise_output(e, "tensor([0.1234, 0.5000])\n", ">>> sa_v1(inputs)\ntensor([0.1235, 0.5000])\n", 0, "");
+    CHECK(close.verdict == ExerciseVerdict::close);
+    CHECK_THAT(close.message, Catch::StartsWith("exercise 3.1: right, but not bit-exact: your sa_v1(inputs)") &&
+                                  Catch::Contains("line 1"));
+    const ExerciseCheck far = check_exercise_output(e, "tensor([0.1234, 0.5000])\n", ">>> sa_v1(inputs)\ntensor([0.1240, 0.5000])\n", 0, "");
+    CHECK(far.verdict == ExerciseVerdict::differ);
+}

@@ -1,8 +1,12 @@
-// Scope guards the unit tests share: a temporary directory and an environment variable.
+// What the unit tests share: scope guards for a temporary directory and an environment variable,
+// and the reader of the "case NAME ... end" golden files of tests/goldens/.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -49,5 +53,25 @@ struct EnvGuard {
         }
     }
 };
+
+// The cases of a golden file: blocks of "case NAME", the text (one or more lines), "end".
+// Returns NAME -> text (lines joined by "\n", no final newline).
+inline std::map<std::string, std::string> load_cases(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open " + path);
+    std::map<std::string, std::string> cases;
+    std::string line, name, text;
+    while (std::getline(in, line)) {
+        if (line.rfind("case ", 0) == 0) {
+            name = line.substr(5);
+            text.clear();
+        } else if (line == "end") {
+            cases[name] = text;
+        } else {
+            text += (text.empty() ? "" : "\n") + line;
+        }
+    }
+    return cases;
+}
 
 }  // namespace llmfs::testing

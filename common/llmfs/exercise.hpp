@@ -45,7 +45,7 @@ std::string student_copy(std::string_view solution_source);
 // How an exercise's output compares with the expected (golden) output.
 enum class ExerciseVerdict {
     match,     // byte for byte what PyTorch prints
-    close,     // right, but not bit-exact: the same text with numbers off in the last printed digits
+    close,     // right, but not bit-exact: compare_outputs' "close" (numbers off in the last printed digits)
     differ,    // a different result
     unfinished // the program stopped (a TODO, an error) before printing everything
 };
@@ -58,6 +58,7 @@ struct ExerciseCheck {
 // Judges `annotated_output` (the program's stdout with --annotate: ">>> code" lines before each
 // output, "## " headings) against `expected` (the golden: outputs only). The first differing
 // output line is reported with what was expected there and the notebook code that printed it.
+// The closeness rule is compare_outputs' (llmfs/compare.hpp), the one llmfs-nbcheck uses.
 // `exit_code` and `errors` (stderr) are the program's: a non-zero exit is `unfinished`.
 ExerciseCheck check_exercise_output(const Exercise& exercise, std::string_view expected, std::string_view annotated_output,
                                     int exit_code, std::string_view errors);

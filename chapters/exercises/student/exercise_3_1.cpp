@@ -6,14 +6,13 @@
 // torch.manual_seed(123), then give sa_v1 the weights of sa_v2 so that both print the same
 // context vectors.
 //
-// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 3):
+// The notebook code around it (exercise-solutions.ipynb of chapter 3; the answer's lines are in
+// the solution, next to their C++):
 //   torch.manual_seed(123)
 //   sa_v1 = SelfAttention_v1(d_in, d_out)
 //   torch.manual_seed(123)
 //   sa_v2 = SelfAttention_v2(d_in, d_out)
-//   sa_v1.W_query = torch.nn.Parameter(sa_v2.W_query.weight.T)
-//   sa_v1.W_key = torch.nn.Parameter(sa_v2.W_key.weight.T)
-//   sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)
+//   # exercise 3.1: give sa_v1 the weights of sa_v2
 //   sa_v1(inputs)
 //   sa_v2(inputs)
 #include "llmfs/attention.hpp"
@@ -42,7 +41,7 @@ int main(int argc, char** argv) {
         gen.manual_seed(123);
         const SelfAttention_v2 sa_v2(gen, d_in, d_out);
 
-        nb.code("sa_v1.W_query = torch.nn.Parameter(sa_v2.W_query.weight.T)  # and W_key, W_value");
+        nb.code("# exercise 3.1: give sa_v1 the weights of sa_v2");
         copy_weights(sa_v1, sa_v2);
 
         nb.code("sa_v1(inputs)");

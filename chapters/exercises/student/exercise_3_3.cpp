@@ -5,10 +5,7 @@
 // 0.0 here), and count its trainable parameters: the weights (and biases, where a layer has them)
 // of every nn.Linear inside it.
 //
-// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 3):
-//   context_length = 1024
-//   d_in, d_out = 768, 768
-//   num_heads = 12
+// The notebook code around it (exercise-solutions.ipynb of chapter 3; the sizes are the answer):
 //   mha = MultiHeadAttention(d_in, d_out, context_length, 0.0, num_heads)
 //
 //   def count_parameters(model):
