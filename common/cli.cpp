@@ -3,7 +3,6 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
-#include <map>
 
 
 namespace llmfs {
@@ -47,7 +46,7 @@ int run_chapter(int argc, char** argv, const std::string& description,
                                                      : "'" + value + "' is not a dropout kernel: use mkl or default";
             },
             ""));
-    app.add_flag("--annotate", options.annotate, "also print section headers and the notebook code lines");
+    app.add_flag("--annotate", options.annotate, "also print the section headings, each notebook cell's code (>>> lines) and the C++ line that runs it");
     add_options(app);
     try {
         app.parse(argc, argv);
