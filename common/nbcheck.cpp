@@ -119,7 +119,44 @@ bool is_text_export(std::string_view text) {
     return first == std::string_view::npos || text[first] != '{';
 }
 
-// Each program's cells as a set of logical code lines.
+struct LogicalLine {
+    std::string text;  // without comments and whitespace
+    std::size_t end;   // 1 + the index of the physical line it ends on
+};
+
+// logical_lines(), with where each statement ends (a bracket left open continues it).
+std::vector<LogicalLine> logical_lines_with_ends(std::string_view code) {
+    std::vector<LogicalLine> lines;
+    std::string current;
+    int depth = 0;
+    const auto physical = split_lines(code);
+    for (std::size_t i = 0; i < physical.size(); ++i) {
+        char quote = 0;
+        for (char c : physical[i]) {
+            if (quote) {
+                if (c == quote) quote = 0;
+            } else if (c == '"' || c == '\'') {
+                quote = c;
+            } else if (c == '#') {
+                break;  // a comment, to the end of the line
+            } else if (c == '(' || c == '[' || c == '{') {
+                ++depth;
+            } else if (c == ')' || c == ']' || c == '}') {
+                --depth;
+            }
+            if (!std::isspace(static_cast<unsigned char>(c))) current += c;
+        }
+        if (depth <= 0) {
+            if (!current.empty()) lines.push_back({current, i + 1});
+            current.clear();
+            depth = 0;
+        }
+    }
+    if (!current.empty()) lines.push_back({current, physical.size()});
+    return lines;
+}
+
+// A cell's code as a set of logical lines.
 std::set<std::string> line_set(std::string_view code) {
     const auto lines = logical_lines(code);
     return {lines.begin(), lines.end()};
@@ -132,15 +169,9 @@ int verdict_rank(Verdict v) { return v == Verdict::match ? 2 : v == Verdict::clo
 std::string split_text_cell(const std::string& body, const ProgramCell& program) {
     const auto code = line_set(program.code);
     const auto lines = split_lines(body);
-    std::size_t code_end = 0;
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        const auto logical = logical_lines(lines[i]);
-        if (logical.size() == 1 && code.count(logical[0])) code_end = i + 1;
-        // a statement continued over several lines ends at its closing bracket
-        if (code_end == i && i > 0 && !lines[i].empty() && (lines[i][0] == ' ' || lines[i][0] == ')' || lines[i][0] == ']')) {
-            const auto joined = logical_lines(join_lines(lines, i - 1, i + 1));
-            if (joined.size() == 1 && code.count(joined[0])) code_end = i + 1;
-        }
+    std::size_t code_end = 0;  // just after the last physical line of a statement the program shows
+    for (const LogicalLine& statement : logical_lines_with_ends(body)) {
+        if (code.count(statement.text)) code_end = statement.end;
     }
     std::size_t begin = code_end;
     if (begin < lines.size() && lines[begin].empty()) ++begin;
@@ -181,31 +212,7 @@ std::vector<NotebookCell> read_notebook(std::string_view text) {
 
 std::vector<std::string> logical_lines(std::string_view code) {
     std::vector<std::string> lines;
-    std::string current;
-    int depth = 0;
-    for (const std::string& line : split_lines(code)) {
-        char quote = 0;
-        for (char c : line) {
-            if (quote) {
-                if (c == quote) quote = 0;
-            } else if (c == '"' || c == '\'') {
-                quote = c;
-            } else if (c == '#') {
-                break;  // a comment, to the end of the line
-            } else if (c == '(' || c == '[' || c == '{') {
-                ++depth;
-            } else if (c == ')' || c == ']' || c == '}') {
-                --depth;
-            }
-            if (!std::isspace(static_cast<unsigned char>(c))) current += c;
-        }
-        if (depth <= 0) {
-            if (!current.empty()) lines.push_back(current);
-            current.clear();
-            depth = 0;
-        }
-    }
-    if (!current.empty()) lines.push_back(current);
+    for (LogicalLine& line : logical_lines_with_ends(code)) lines.push_back(std::move(line.text));
     return lines;
 }
 
