@@ -5,7 +5,10 @@
 
 ch03_zh.ipynb, ch03_ja_export.txt and ch03_ko_export.txt are the project's seed notebooks as they
 came (shared/seeds/003_*, 000_*, 001_*: zh .ipynb run on Colab with PyTorch 2.6; ja and ko plain-text
-exports). This script writes:
+exports). ch04_book.ipynb is the book's ch04 notebook (rasbt/LLMs-from-scratch,
+ch04/01_main-chapter-code/ch04.ipynb at commit 921e91a0, run by the author on macOS with PyTorch
+2.2.1), unchanged but for its one figure, whose PNG data is shortened to "iVBORw0KGgo=".
+This script writes:
   ch03_zh_one_number_changed.ipynb  one printed number changed (-0.4519 -> -0.4619 in the first
                                     output line of the 3.5.3 CausalAttention cell): that cell must differ
   ch03_zh_rewritten.ipynb           every code comment rewritten and every markdown cell dropped:
