@@ -124,6 +124,29 @@ struct LogicalLine {
     std::size_t end;   // 1 + the index of the physical line it ends on
 };
 
+// `print(x)` -> `x` when x is one expression (no comma outside brackets or quotes).
+std::string without_print(const std::string& line) {
+    const std::string_view open = "print(";
+    if (!starts_with(line, open) || line.back() != ')') return line;
+    const std::string inner = line.substr(open.size(), line.size() - open.size() - 1);
+    int depth = 0;
+    char quote = 0;
+    for (char c : inner) {
+        if (quote) {
+            if (c == quote) quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '(' || c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (--depth < 0) return line;  // print(a)(b): the first ')' closes print
+        } else if (c == ',' && depth == 0) {
+            return line;
+        }
+    }
+    return inner.empty() || depth != 0 || quote ? line : inner;
+}
+
 // logical_lines(), with where each statement ends (a bracket left open continues it).
 std::vector<LogicalLine> logical_lines_with_ends(std::string_view code) {
     std::vector<LogicalLine> lines;
@@ -147,12 +170,12 @@ std::vector<LogicalLine> logical_lines_with_ends(std::string_view code) {
             if (!std::isspace(static_cast<unsigned char>(c))) current += c;
         }
         if (depth <= 0) {
-            if (!current.empty()) lines.push_back({current, i + 1});
+            if (!current.empty()) lines.push_back({without_print(current), i + 1});
             current.clear();
             depth = 0;
         }
     }
-    if (!current.empty()) lines.push_back({current, physical.size()});
+    if (!current.empty()) lines.push_back({without_print(current), physical.size()});
     return lines;
 }
 

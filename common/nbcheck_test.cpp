@@ -27,9 +27,17 @@ constexpr const char* kAnnotated =
 
 TEST_CASE("logical_lines: comments, spacing and bracket continuations do not count") {
     CHECK(logical_lines("x = f(a,  b)  # a comment\n\n# only a comment\nprint( x )\n") ==
-          std::vector<std::string>{"x=f(a,b)", "print(x)"});
+          std::vector<std::string>{"x=f(a,b)", "x"});
     CHECK(logical_lines("mha = Wrapper(\n    d_in, d_out,  # two\n    0.0\n)\n") == std::vector<std::string>{"mha=Wrapper(d_in,d_out,0.0)"});
-    CHECK(logical_lines("print(\"# not a comment\")") == std::vector<std::string>{"print(\"#notacomment\")"});
+    CHECK(logical_lines("print(\"# not a comment\")") == std::vector<std::string>{"\"#notacomment\""});
+}
+
+TEST_CASE("logical_lines: print of one expression is that expression, as a notebook shows it") {
+    CHECK(logical_lines("print(attn_scores_2)\nattn_scores_2\n") == std::vector<std::string>{"attn_scores_2", "attn_scores_2"});
+    CHECK(logical_lines("print(f(a, b)[0])\n") == std::vector<std::string>{"f(a,b)[0]"});
+    CHECK(logical_lines("print(\"Mean:\", mean)\n") == std::vector<std::string>{"print(\"Mean:\",mean)"});
+    CHECK(logical_lines("print(\"a, b\")\n") == std::vector<std::string>{"\"a,b\""});
+    CHECK(logical_lines("print(a)(b)\n") == std::vector<std::string>{"print(a)(b)"});
 }
 
 TEST_CASE("parse_annotated: one program cell per '# C++:' line, with its section, code and output") {

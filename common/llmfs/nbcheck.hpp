@@ -46,6 +46,8 @@ std::vector<ProgramCell> parse_annotated(std::string_view program, std::string_v
 
 // Python code as a list of logical lines without comments or whitespace: a statement split over
 // several lines inside brackets is one line, so `f(\n    a, b\n)` and `f(a, b)` compare equal.
+// `print(x)` of one expression is the line `x`: a notebook shows a cell's last value either way
+// (translated notebooks write `attn_scores_2` where the book writes `print(attn_scores_2)`).
 std::vector<std::string> logical_lines(std::string_view code);
 
 // The program cell (index into `cells`) that reproduces `cell`, if any: the one whose code lines
