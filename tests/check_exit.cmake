@@ -1,6 +1,7 @@
 # Runs PROGRAM with ARGS and checks its exit code (EXPECTED_CODE) and that stderr matches
-# STDERR_REGEX (if given) — for the bad-input behaviour every program promises.
-execute_process(COMMAND ${PROGRAM} ${ARGS} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
+# STDERR_REGEX (if given) — for the bad-input behaviour every program promises. In a cross-build,
+# -DEMULATOR=<command;args> (CMAKE_CROSSCOMPILING_EMULATOR) runs PROGRAM.
+execute_process(COMMAND ${EMULATOR} ${PROGRAM} ${ARGS} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
 if(NOT code STREQUAL "${EXPECTED_CODE}")
   message(FATAL_ERROR "${PROGRAM} ${ARGS}: expected exit code ${EXPECTED_CODE}, got ${code}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
