@@ -8,9 +8,10 @@
 #include <immintrin.h>
 // SLEEF's entry points, declared here because sleef.h declares the AVX2 and FMA ones only when the
 // whole file is compiled with -mavx2 -mfma; here only the functions below use them, chosen at run time.
+// The AVX2 ones carry the target too: clang refuses __m256 arguments to a function without it.
 extern "C" {
-__m256 Sleef_expf8_u10avx2(__m256);
-__m256 Sleef_tanhf8_u10avx2(__m256);
+__attribute__((target("avx2,fma"))) __m256 Sleef_expf8_u10avx2(__m256);
+__attribute__((target("avx2,fma"))) __m256 Sleef_tanhf8_u10avx2(__m256);
 float Sleef_expf1_u10purecfma(float);
 float Sleef_tanhf1_u10purecfma(float);
 float Sleef_expf1_u10purec(float);
