@@ -31,15 +31,15 @@ namespace detail {
 
 namespace {
 
-// vec::map: whole vectors of Lanes floats, then the tail as one zero-padded partial vector.
-// block(in, out) maps Lanes floats; only pointers cross into it, so it may be compiled for another
-// instruction set than this function.
-template <std::size_t Lanes, class Block>
-void map_blocks(const float* x, float* y, std::size_t n, Block block) {
+using BlockFn = void (*)(const float* in, float* out);  // maps one vector's worth of floats
+
+// vec::map: whole vectors of `lanes` floats, then the tail as one zero-padded partial vector.
+// Only pointers cross into `block`, so it may be compiled for another instruction set than this.
+void map_blocks(const float* x, float* y, std::size_t n, std::size_t lanes, BlockFn block) {
     std::size_t i = 0;
-    for (; i + Lanes <= n; i += Lanes) block(x + i, y + i);
+    for (; i + lanes <= n; i += lanes) block(x + i, y + i);
     if (i < n) {
-        float buffer[Lanes] = {};
+        float buffer[8] = {};  // the widest vector: AVX2's 8 floats
         std::copy(x + i, x + n, buffer);
         block(buffer, buffer);
         std::copy(buffer, buffer + (n - i), y + i);
@@ -119,34 +119,38 @@ VecmathKernel vecmath_kernel() {
     return best;
 }
 
-void vec_exp_with(VecmathKernel kernel, const float* x, float* y, std::size_t n) {
+namespace {
+
+struct KernelFns {
+    std::size_t lanes;
+    BlockFn exp, tanh;
+};
+
+KernelFns functions_of(VecmathKernel kernel) {
     check_available(kernel);
     switch (kernel) {
 #if LLMFS_VECMATH_X86
-        case VecmathKernel::avx2: return map_blocks<8>(x, y, n, exp_avx2);
+        case VecmathKernel::avx2: return {8, exp_avx2, tanh_avx2};
 #elif LLMFS_VECMATH_AARCH64
-        case VecmathKernel::advsimd: return map_blocks<4>(x, y, n, exp_advsimd);
+        case VecmathKernel::advsimd: return {4, exp_advsimd, tanh_advsimd};
 #endif
 #if LLMFS_VECMATH_X86 || LLMFS_VECMATH_AARCH64
-        case VecmathKernel::purecfma: return map_blocks<1>(x, y, n, exp_purecfma);
+        case VecmathKernel::purecfma: return {1, exp_purecfma, tanh_purecfma};
 #endif
-        default: return map_blocks<1>(x, y, n, exp_purec);
+        default: return {1, exp_purec, tanh_purec};
     }
 }
 
+}  // namespace
+
+void vec_exp_with(VecmathKernel kernel, const float* x, float* y, std::size_t n) {
+    const KernelFns f = functions_of(kernel);
+    map_blocks(x, y, n, f.lanes, f.exp);
+}
+
 void vec_tanh_with(VecmathKernel kernel, const float* x, float* y, std::size_t n) {
-    check_available(kernel);
-    switch (kernel) {
-#if LLMFS_VECMATH_X86
-        case VecmathKernel::avx2: return map_blocks<8>(x, y, n, tanh_avx2);
-#elif LLMFS_VECMATH_AARCH64
-        case VecmathKernel::advsimd: return map_blocks<4>(x, y, n, tanh_advsimd);
-#endif
-#if LLMFS_VECMATH_X86 || LLMFS_VECMATH_AARCH64
-        case VecmathKernel::purecfma: return map_blocks<1>(x, y, n, tanh_purecfma);
-#endif
-        default: return map_blocks<1>(x, y, n, tanh_purec);
-    }
+    const KernelFns f = functions_of(kernel);
+    map_blocks(x, y, n, f.lanes, f.tanh);
 }
 
 }  // namespace detail
