@@ -7,9 +7,10 @@ set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)  # libraries from /usr/lib/aarch64-linux-gnu
-# OpenBLAS on one thread: under qemu-user its worker threads hang the process at exit (real ARM
-# machines are not affected).
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu -E OPENBLAS_NUM_THREADS=1)
+# No -L /usr/aarch64-linux-gnu: that directory's dynamic loader (libc6-arm64-cross) would be paired
+# with the multiarch libc (libc6:arm64, which the arm64 -dev packages install), and threads then
+# hang. Without it qemu uses the multiarch loader from /lib, matching its libc.
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64)
 
 # pkg-config: the arm64 .pc files (and the architecture-independent ones), never the host's.
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig)
