@@ -483,6 +483,7 @@ void Generator::normal_(float* data, std::size_t n, double mean, double stddev) 
 }
 
 void Generator::bernoulli_(float* data, std::size_t n, double p) {
+    drew_bernoulli_ = true;
     if (kernel_ == BernoulliKernel::mkl) {
         bernoulli_mkl(random(), data, n, p);  // exactly one 32-bit draw, whatever n
         return;

@@ -3,7 +3,7 @@
 // full precision (10 or more significant digits, like Python's repr of a float32 gradient mean),
 // which may differ by the relative tolerance (default 0): PyTorch builds differ in those last
 // digits. --strip-annotations first drops what --annotate adds to ACTUAL: "## " section lines
-// with the blank line before them, and ">>> " code lines.
+// with the blank line before them, ">>> " code lines and "# C++: " / "# Note: " lines.
 // --close (for other CPUs than x86, whose BLAS rounds differently) also accepts an ACTUAL that is
 // close to GOLDEN by llmfs::compare_outputs, llmfs-nbcheck's rule.
 // Prints the verdict on stdout: "exact" (byte-identical), "tolerance" (equal but for full-precision
@@ -64,7 +64,9 @@ std::vector<std::string> strip_annotations(const std::vector<std::string>& lines
     std::vector<std::string> kept;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const bool blank_before_section = lines[i].empty() && i + 1 < lines.size() && starts_with(lines[i + 1], "## ");
-        if (!blank_before_section && !starts_with(lines[i], "## ") && !starts_with(lines[i], ">>> ")) kept.push_back(lines[i]);
+        const bool annotation = starts_with(lines[i], "## ") || starts_with(lines[i], ">>> ") ||
+                                starts_with(lines[i], "# C++: ") || starts_with(lines[i], "# Note: ");
+        if (!blank_before_section && !annotation) kept.push_back(lines[i]);
     }
     return kept;
 }
