@@ -102,7 +102,9 @@ bool cpu_has_avx2_fma() {
 #endif
 }
 
+#if LLMFS_RNG_HAVE_AVX2
 bool use_simd() { return g_simd_enabled.load(std::memory_order_relaxed) && cpu_has_avx2_fma(); }
+#endif
 
 }  // namespace
 
