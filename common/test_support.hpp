@@ -63,6 +63,7 @@ struct EnvGuard {
 // that variable is set (tests/cross/aarch64.sh lists them).
 inline void check_printed(const std::string& name, const std::string& actual, const std::string& expected) {
 #if defined(__x86_64__)
+    INFO(name);
     CHECK(actual == expected);
 #else
     const llmfs::Comparison comparison = llmfs::compare_outputs(expected, actual);
