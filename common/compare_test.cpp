@@ -15,13 +15,15 @@ TEST_CASE("is_close: the noise of another CPU or BLAS is close, a real change is
     CHECK(is_close("-0.0000", "0.0000"));
     CHECK(is_close("1.0000e+05", "1.0001e+05"));  // 1 unit = 10
     CHECK_FALSE(is_close("1.0000e+05", "1.0003e+05"));
-    CHECK(is_close("2.", "2.0000"));  // int-mode float against fixed: the coarser unit counts
+    CHECK(is_close("0.5", "0.5002"));  // the coarser unit counts
 }
 
 TEST_CASE("is_close: integers (token ids, sizes, counts) must be equal") {
     CHECK(is_close("6109", "6109"));
     CHECK_FALSE(is_close("6109", "6110"));
     CHECK_FALSE(is_close("163009536", "163009537"));
+    CHECK_FALSE(is_close("0.", "2."));  // a dropout mask element: 2 "units", but a different mask
+    CHECK(is_close("2.", "2.0000"));    // the same value in int mode and in fixed mode
 }
 
 TEST_CASE("compare_outputs: identical text is a match") {

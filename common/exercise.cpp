@@ -131,7 +131,8 @@ std::vector<OutputLine> strip_annotations(std::string_view annotated) {
             continue;
         }
         const bool blank_before_section = lines[i].empty() && i + 1 < lines.size() && starts_with(lines[i + 1], "## ");
-        if (!blank_before_section && !starts_with(lines[i], "## ")) kept.push_back({lines[i], code});
+        const bool annotation = starts_with(lines[i], "## ") || starts_with(lines[i], "# C++: ") || starts_with(lines[i], "# Note: ");
+        if (!blank_before_section && !annotation) kept.push_back({lines[i], code});
     }
     return kept;
 }

@@ -46,11 +46,12 @@ TEST_CASE("find_exercise knows the six exercises and lists them for an unknown o
 TEST_CASE("check_exercise_output: the verdict and the first differing line with the code that printed it") {
     const Exercise& e = find_exercise("3.1");
     const std::string expected = "tensor([1.])\ntensor([2.])\n";
-    const std::string annotated = "\n## Exercise 3.1\n>>> sa_v1(inputs)\ntensor([1.])\n>>> sa_v2(inputs)\ntensor([2.])\n";
+    const std::string annotated = "\n## Exercise 3.1\n# C++: chapters/exercises/solutions/exercise_3_1.cpp:40\n>>> sa_v1(inputs)\n"
+                                  "tensor([1.])\n# Note: a remark\n# C++: x.cpp:9\n>>> sa_v2(inputs)\ntensor([2.])\n";
 
     CHECK(check_exercise_output(e, expected, annotated, 0, "").verdict == ExerciseVerdict::match);
 
-    const std::string wrong = "\n## Exercise 3.1\n>>> sa_v1(inputs)\ntensor([7.])\n>>> sa_v2(inputs)\ntensor([2.])\n";
+    const std::string wrong = "\n## Exercise 3.1\n# C++: x.cpp:1\n>>> sa_v1(inputs)\ntensor([7.])\n>>> sa_v2(inputs)\ntensor([2.])\n";
     const ExerciseCheck differ = check_exercise_output(e, expected, wrong, 0, "");
     CHECK(differ.verdict == ExerciseVerdict::differ);
     CHECK_THAT(differ.message, Catch::StartsWith("exercise 3.1: your sa_v1(inputs) differs from the expected output; "

@@ -27,7 +27,8 @@ struct Comparison {
 // the numbers' texts, e.g. "0.9995" and "1.0000". Close when
 //     |a - b| <= max(2 units of the last digit printed, 1e-6 * |a|, 1e-6)
 // where the unit is that of the coarser of the two texts (1e-4 for "0.9995", 1e-12 for
-// "-5.9605e-08"). Integers (no '.' and no exponent: token ids, sizes, counts) must be equal.
+// "-5.9605e-08"). Integers and PyTorch's integer-valued floats ("768", "2.": token ids, sizes,
+// counts, dropout masks) must be equal: 0. against 2. is a different mask, not noise.
 bool is_close(std::string_view expected, std::string_view actual);
 
 // Compares two whole outputs. Whitespace is ignored for "close" (a changed sign or digit count
