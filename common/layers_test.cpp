@@ -15,23 +15,7 @@ using namespace llmfs;
 
 namespace {
 
-std::map<std::string, std::string> load_cases() {
-    std::ifstream in(LLMFS_TEST_DATA_DIR "/layer_cases.txt");
-    REQUIRE(in.good());
-    std::map<std::string, std::string> cases;
-    std::string line, name, text;
-    while (std::getline(in, line)) {
-        if (line.rfind("case ", 0) == 0) {
-            name = line.substr(5);
-            text.clear();
-        } else if (line == "end") {
-            cases[name] = text;
-        } else {
-            text += (text.empty() ? "" : "\n") + line;
-        }
-    }
-    return cases;
-}
+std::map<std::string, std::string> load_cases() { return testing::load_cases(LLMFS_TEST_DATA_DIR "/layer_cases.txt"); }
 
 GPTConfig tiny() {  // TINY in make_layer_goldens.py
     GPTConfig c;

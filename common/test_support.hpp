@@ -1,10 +1,13 @@
-// What the unit tests share: a temporary directory, an environment variable guard, and the check
-// of a printed output against PyTorch's.
+// What the unit tests share: a temporary directory, an environment variable guard, the reader of
+// the "case NAME ... end" golden files of tests/goldens/, and the check of a printed output
+// against PyTorch's.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -54,6 +57,26 @@ struct EnvGuard {
         }
     }
 };
+
+// The cases of a golden file: blocks of "case NAME", the text (one or more lines), "end".
+// Returns NAME -> text (lines joined by "\n", no final newline).
+inline std::map<std::string, std::string> load_cases(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open " + path);
+    std::map<std::string, std::string> cases;
+    std::string line, name, text;
+    while (std::getline(in, line)) {
+        if (line.rfind("case ", 0) == 0) {
+            name = line.substr(5);
+            text.clear();
+        } else if (line == "end") {
+            cases[name] = text;
+        } else {
+            text += (text.empty() ? "" : "\n") + line;
+        }
+    }
+    return cases;
+}
 
 // A printed output (`actual`) against PyTorch's (`expected`), for the case called `name`. On x86-64,
 // where the goldens were made, it must be byte-identical. On other CPUs (ARM) matrix products come
