@@ -11,6 +11,12 @@
 
 #include <openssl/evp.h>
 
+#if defined(__APPLE__)
+#include <cstdint>
+
+#include <mach-o/dyld.h>
+#endif
+
 #ifndef LLMFS_SOURCE_DATA_DIR
 #error "LLMFS_SOURCE_DATA_DIR must name the source tree's data/ directory (set by common/CMakeLists.txt)"
 #endif
@@ -18,6 +24,27 @@
 namespace fs = std::filesystem;
 
 namespace llmfs {
+
+namespace {
+
+// The running executable: Linux's /proc/self/exe, macOS's _NSGetExecutablePath; elsewhere an error
+// (and data_dir() skips the installed location).
+fs::path executable_path(std::error_code& ec) {
+#if defined(__APPLE__)
+    std::uint32_t size = 0;
+    _NSGetExecutablePath(nullptr, &size);  // asks for the size
+    std::string buffer(size, '\0');
+    if (_NSGetExecutablePath(buffer.data(), &size) != 0) {
+        ec = std::make_error_code(std::errc::no_such_file_or_directory);
+        return {};
+    }
+    return fs::canonical(buffer.c_str(), ec);
+#else
+    return fs::read_symlink("/proc/self/exe", ec);
+#endif
+}
+
+}  // namespace
 
 fs::path data_dir() {
     if (const char* env = std::getenv("LLMFS_DATA_DIR"); env != nullptr && *env != '\0') {
@@ -30,9 +57,8 @@ fs::path data_dir() {
         }
         return dir;
     }
-    // /proc/self/exe is Linux's link to the running executable; elsewhere this step is skipped.
     std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    const fs::path exe = executable_path(ec);
     if (!ec) {
         const fs::path installed = (exe.parent_path() / ".." / "share" / "llmfs").lexically_normal();
         if (fs::is_directory(installed, ec)) {

@@ -9,28 +9,13 @@
 #include <string>
 
 #include "llmfs/gpt.hpp"
+#include "test_support.hpp"
 
 using namespace llmfs;
 
 namespace {
 
-std::map<std::string, std::string> load_cases() {
-    std::ifstream in(LLMFS_TEST_DATA_DIR "/layer_cases.txt");
-    REQUIRE(in.good());
-    std::map<std::string, std::string> cases;
-    std::string line, name, text;
-    while (std::getline(in, line)) {
-        if (line.rfind("case ", 0) == 0) {
-            name = line.substr(5);
-            text.clear();
-        } else if (line == "end") {
-            cases[name] = text;
-        } else {
-            text += (text.empty() ? "" : "\n") + line;
-        }
-    }
-    return cases;
-}
+std::map<std::string, std::string> load_cases() { return testing::load_cases(LLMFS_TEST_DATA_DIR "/layer_cases.txt"); }
 
 GPTConfig tiny() {  // TINY in make_layer_goldens.py
     GPTConfig c;
@@ -89,7 +74,7 @@ TEST_CASE("layers print what PyTorch prints") {
                 REQUIRE(golden.count(key) == 1);
                 Generator gen(BernoulliKernel::standard);
                 gen.manual_seed(static_cast<std::uint64_t>(seed));
-                CHECK(run(gen) == golden.at(key));
+                llmfs::testing::check_printed(key, run(gen), golden.at(key));
             }
         }
     }

@@ -1,5 +1,7 @@
 #include "llmfs/memory.hpp"
 
+#ifdef __linux__
+
 #include <cstdint>
 #include <thread>
 
@@ -27,3 +29,13 @@ void prefault(void* data, std::size_t bytes) {
 }
 
 }  // namespace llmfs
+
+#else  // macOS and other systems: no such hints; pages fault in on first touch, as they would anyway.
+
+namespace llmfs {
+
+void prefault(void*, std::size_t) {}
+
+}  // namespace llmfs
+
+#endif

@@ -1,4 +1,4 @@
-// A port of torch/_tensor_str.py (PyTorch 1.13), restricted to what llmfs prints: dense CPU
+// A port of torch/_tensor_str.py (PyTorch 2.x: 2.4 and later), restricted to what llmfs prints: dense CPU
 // tensors of dtype float32 or int64. Each piece below names the Python function it mirrors,
 // and keeps its structure, so the two can be read side by side.
 //
@@ -162,25 +162,24 @@ public:
             }
         }
 
-        const bool wide_range = nonzero_finite_max / nonzero_finite_min > 1000.0 ||
-                                nonzero_finite_max > 1.0e8;
-        if (int_mode_) {
-            // All values are integers: "1." style, or scientific when the range is too wide.
-            if (wide_range) {
-                sci_mode_ = true;
-                for (float v : nonzero_finite_vals) widen(python_sci(v, precision).size());
+        // PyTorch >= 2.4 (PR 126859): decide the notation first -- the automatic rule unless
+        // set_printoptions(sci_mode=...) forces one -- then take the column width from that
+        // notation. (1.13 took the width from the automatic notation even when sci_mode was
+        // forced, e.g. tensor([  100.0000,     0.0100]) for sci_mode=False.) Integer values never
+        // fall below 1e-4, so one condition serves both int and fixed mode.
+        sci_mode_ = print_options().sci_mode.has_value()
+                        ? *print_options().sci_mode
+                        : nonzero_finite_max / nonzero_finite_min > 1000.0 || nonzero_finite_max > 1.0e8 ||
+                              nonzero_finite_min < 1.0e-4;
+        for (float v : nonzero_finite_vals) {
+            if (sci_mode_) {
+                widen(python_sci(v, precision).size());
+            } else if (int_mode_) {
+                widen(python_fixed(v, 0).size() + 1);  // +1 for the "." appended to every finite value
             } else {
-                // +1 for the "." appended to every finite value.
-                for (float v : nonzero_finite_vals) widen(python_fixed(v, 0).size() + 1);
+                widen(python_fixed(v, precision).size());
             }
-        } else if (wide_range || nonzero_finite_min < 1.0e-4) {
-            sci_mode_ = true;
-            for (float v : nonzero_finite_vals) widen(python_sci(v, precision).size());
-        } else {
-            for (float v : nonzero_finite_vals) widen(python_fixed(v, precision).size());
         }
-
-        if (print_options().sci_mode.has_value()) sci_mode_ = *print_options().sci_mode;
     }
 
     // Integer tensors: '{}'.format(value) of every value decides the width.

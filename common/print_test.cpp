@@ -54,7 +54,7 @@ struct GoldenCase {
 const std::vector<std::string>& golden_groups() {
     static const std::vector<std::string> groups = {
         "scalar", "fixed",  "int_valued", "sci",   "special", "wrap",
-        "summarized", "options", "suffix", "int64", "empty",   "float_repr"};
+        "summarized", "options", "options_2x", "suffix", "int64", "empty",   "float_repr"};
     return groups;
 }
 
@@ -207,6 +207,9 @@ TEST_CASE("golden: zeros, inf and nan", "[print][golden]") { check_golden_group(
 TEST_CASE("golden: 80-column wrapping", "[print][golden]") { check_golden_group("wrap"); }
 TEST_CASE("golden: summarised tensors", "[print][golden]") { check_golden_group("summarized"); }
 TEST_CASE("golden: print options", "[print][golden]") { check_golden_group("options"); }
+TEST_CASE("golden: forced sci_mode takes its own width (PyTorch 2.x)", "[print][golden]") {
+    check_golden_group("options_2x");
+}
 TEST_CASE("golden: grad_fn and requires_grad suffixes", "[print][golden]") {
     check_golden_group("suffix");
 }
@@ -243,8 +246,9 @@ TEST_CASE("print_options: sci_mode override and restore", "[print]") {
     {
         PrintOptionsGuard guard;
         print_options().sci_mode = false;
-        // Width stays that of the scientific strings the formatter measured first.
-        CHECK(format_tensor({2}, tiny.data()) == "tensor([    0.0000,     1.0000])");
+        // PyTorch 2.x: the width is that of the forced notation (1.13 kept the scientific
+        // strings' width here: "tensor([    0.0000,     1.0000])").
+        CHECK(format_tensor({2}, tiny.data()) == "tensor([0.0000, 1.0000])");
     }
     CHECK(format_tensor({2}, tiny.data()) == automatic);
 }

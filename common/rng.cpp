@@ -102,7 +102,9 @@ bool cpu_has_avx2_fma() {
 #endif
 }
 
+#if LLMFS_RNG_HAVE_AVX2
 bool use_simd() { return g_simd_enabled.load(std::memory_order_relaxed) && cpu_has_avx2_fma(); }
+#endif
 
 }  // namespace
 
@@ -481,6 +483,7 @@ void Generator::normal_(float* data, std::size_t n, double mean, double stddev) 
 }
 
 void Generator::bernoulli_(float* data, std::size_t n, double p) {
+    drew_bernoulli_ = true;
     if (kernel_ == BernoulliKernel::mkl) {
         bernoulli_mkl(random(), data, n, p);  // exactly one 32-bit draw, whatever n
         return;

@@ -1,12 +1,20 @@
-// Scope guards the unit tests share: a temporary directory and an environment variable.
+// What the unit tests share: a temporary directory, an environment variable guard, the reader of
+// the "case NAME ... end" golden files of tests/goldens/, and the check of a printed output
+// against PyTorch's.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
+#include <catch2/catch.hpp>
 #include <unistd.h>
+
+#include "llmfs/compare.hpp"
 
 namespace llmfs::testing {
 
@@ -49,5 +57,49 @@ struct EnvGuard {
         }
     }
 };
+
+// The cases of a golden file: blocks of "case NAME", the text (one or more lines), "end".
+// Returns NAME -> text (lines joined by "\n", no final newline).
+inline std::map<std::string, std::string> load_cases(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open " + path);
+    std::map<std::string, std::string> cases;
+    std::string line, name, text;
+    while (std::getline(in, line)) {
+        if (line.rfind("case ", 0) == 0) {
+            name = line.substr(5);
+            text.clear();
+        } else if (line == "end") {
+            cases[name] = text;
+        } else {
+            text += (text.empty() ? "" : "\n") + line;
+        }
+    }
+    return cases;
+}
+
+// A printed output (`actual`) against PyTorch's (`expected`), for the case called `name`. On x86-64,
+// where the goldens were made, it must be byte-identical. On other CPUs (ARM) matrix products come
+// from OpenBLAS's kernels for that CPU and may round differently, so a printed digit may too: there
+// the output may also be close by llmfs-nbcheck's rule (llmfs::compare_outputs). Which it was is
+// reported: a WARN when close, and "exact" or "close" in $LLMFS_OUTCOME_DIR/unit-<name>.txt when
+// that variable is set (tests/cross/aarch64.sh lists them).
+inline void check_printed(const std::string& name, const std::string& actual, const std::string& expected) {
+#if defined(__x86_64__)
+    INFO(name);
+    CHECK(actual == expected);
+#else
+    const llmfs::Comparison comparison = llmfs::compare_outputs(expected, actual);
+    INFO("expected:\n" << expected << "\nactual:\n" << actual);
+    CHECK(comparison.verdict != llmfs::Verdict::differ);
+    if (comparison.verdict == llmfs::Verdict::close)
+        WARN(name << ": close to PyTorch's, not exact; first at line " << comparison.line << ": \""
+                  << comparison.expected_line << "\" vs \"" << comparison.actual_line << "\"");
+    if (const char* dir = std::getenv("LLMFS_OUTCOME_DIR"); dir != nullptr && *dir != '\0') {
+        std::ofstream(std::filesystem::path(dir) / ("unit-" + name + ".txt"))
+            << (comparison.verdict == llmfs::Verdict::match ? "exact" : llmfs::to_string(comparison.verdict)) << "\n";
+    }
+#endif
+}
 
 }  // namespace llmfs::testing

@@ -13,13 +13,18 @@ int main(int argc, char** argv) {
         const SelfAttention_v2 sa_v2(gen, 3, 2);
         const auto attn_weights = causal_attention_weights(sa_v2, your_journey_inputs());
 
-        nb.code("torch.manual_seed(123)\ndropout = torch.nn.Dropout(0.5)\nexample = torch.ones(6, 6)\nprint(dropout(example))");
+        nb.code("torch.manual_seed(123)\n"
+                "dropout = torch.nn.Dropout(0.5) # dropout rate of 50%\n"
+                "example = torch.ones(6, 6) # create a matrix of ones\n"
+                "\n"
+                "print(dropout(example))");
         gen.manual_seed(123);
         const Dropout dropout(gen, 0.5);  // dropout rate of 50%
         const Tensor<2> example = ones(6, 6);
         nb.print(dropout(example));
 
-        nb.code("torch.manual_seed(123)\nprint(dropout(attn_weights))");
+        nb.code("torch.manual_seed(123)\n"
+                "print(dropout(attn_weights))");
         gen.manual_seed(123);
         nb.print(dropout(attn_weights));
     });

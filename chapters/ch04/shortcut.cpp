@@ -19,16 +19,25 @@ static void print_gradients(Notebook& nb, const ExampleDeepNeuralNetwork& model,
 int main(int argc, char** argv) {
     return run_chapter(argc, argv, "4.4 Adding shortcut connections", [](Notebook& nb, Generator& gen) {
         nb.section("4.4 Adding shortcut connections");
+        nb.code("layer_sizes = [3, 3, 3, 3, 3, 1]  \n"
+                "\n"
+                "sample_input = torch.tensor([[1., 0., -1.]])\n"
+                "\n"
+                "torch.manual_seed(123)\n"
+                "model_without_shortcut = ExampleDeepNeuralNetwork(\n"
+                "    layer_sizes, use_shortcut=False\n"
+                ")\n"
+                "print_gradients(model_without_shortcut, sample_input)");
         const std::vector<std::size_t> layer_sizes{3, 3, 3, 3, 3, 1};
         const Tensor<2> sample_input = Array<2>{{1.0f, 0.0f, -1.0f}};  // [1, 3]
-
-        nb.code("torch.manual_seed(123)\nmodel_without_shortcut = ExampleDeepNeuralNetwork(layer_sizes, use_shortcut=False)\n"
-                "print_gradients(model_without_shortcut, sample_input)");
         gen.manual_seed(123);
         const ExampleDeepNeuralNetwork model_without_shortcut(gen, layer_sizes, false);
         print_gradients(nb, model_without_shortcut, sample_input);
 
-        nb.code("torch.manual_seed(123)\nmodel_with_shortcut = ExampleDeepNeuralNetwork(layer_sizes, use_shortcut=True)\n"
+        nb.code("torch.manual_seed(123)\n"
+                "model_with_shortcut = ExampleDeepNeuralNetwork(\n"
+                "    layer_sizes, use_shortcut=True\n"
+                ")\n"
                 "print_gradients(model_with_shortcut, sample_input)");
         gen.manual_seed(123);
         const ExampleDeepNeuralNetwork model_with_shortcut(gen, layer_sizes, true);

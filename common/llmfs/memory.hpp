@@ -7,7 +7,7 @@
 
 namespace llmfs {
 
-// Best effort: on kernels without MADV_POPULATE_WRITE it does nothing.
+// Best effort: on kernels without MADV_POPULATE_WRITE it does nothing; outside Linux it is a no-op.
 void prefault(void* data, std::size_t bytes);
 
 }  // namespace llmfs

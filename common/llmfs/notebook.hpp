@@ -39,11 +39,23 @@ public:
     void section(std::string_view title) {
         if (annotate_) out_ << "\n## " << title << "\n";
     }
-    // The Python line(s) that produce the next output; each line is shown behind ">>> ".
-    void code(std::string_view python) {
+    // One notebook code cell, `python` exactly as the book's notebook has it: everything printed
+    // until the next code() is that cell's output. Under --annotate it shows as
+    //     # C++: chapters/ch03/naive_attention.cpp:19      (the C++ line that runs the cell)
+    //     >>> <each line of the cell's code>
+    // llmfs-nbcheck reads this to map a notebook's cells onto the programs' output.
+    void code(std::string_view python, const char* cpp_file = __builtin_FILE(), int cpp_line = __builtin_LINE()) {
         if (!annotate_) return;
+        out_ << "# C++: " << source_relative(cpp_file) << ':' << cpp_line << '\n';
         std::istringstream lines{std::string(python)};
         for (std::string line; std::getline(lines, line);) out_ << ">>> " << line << "\n";
+    }
+    // A remark for the reader under --annotate, e.g. where the printed book differs from the
+    // notebook: shown as "# Note: ..." lines.
+    void note(std::string_view text) {
+        if (!annotate_) return;
+        std::istringstream lines{std::string(text)};
+        for (std::string line; std::getline(lines, line);) out_ << "# Note: " << line << "\n";
     }
     // Python's print(*args): str() of each argument, separated by a space, then a newline.
     template <class First, class... Rest>
@@ -54,6 +66,15 @@ public:
     }
 
 private:
+    // "chapters/ch03/x.cpp" out of the compiler's absolute path (the part from chapters/ or tools/).
+    static std::string_view source_relative(std::string_view path) {
+        for (std::string_view root : {"/chapters/", "/tools/", "/common/"}) {
+            const std::size_t at = path.rfind(root);
+            if (at != std::string_view::npos) return path.substr(at + 1);
+        }
+        return path;
+    }
+
     bool annotate_;
     std::ostream& out_;
 };

@@ -1,4 +1,4 @@
-// PyTorch-faithful printing: a re-implementation of torch/_tensor_str.py (default print options).
+// PyTorch-faithful printing: a re-implementation of torch/_tensor_str.py as PyTorch 2.x (2.4+) prints.
 //
 //   repr(t)                 -> what `print(t)` shows for a torch.float32 / torch.int64 tensor
 //   format_size({2, 6, 3})  -> "torch.Size([2, 6, 3])"

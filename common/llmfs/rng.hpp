@@ -52,6 +52,8 @@ public:
 
     void manual_seed(std::uint64_t seed);  // torch.manual_seed(seed)
     BernoulliKernel bernoulli_kernel() const { return kernel_; }
+    // Whether bernoulli_ has drawn (dropout masks), i.e. whether the kernel choice mattered.
+    bool drew_bernoulli() const { return drew_bernoulli_; }
 
     std::uint32_t random();    // next 32-bit output
     std::uint64_t random64();  // (first << 32) | second
@@ -67,6 +69,7 @@ private:
     Mt19937 engine_;
     std::optional<double> next_double_normal_;  // Box-Muller cache used by the <16-element path
     BernoulliKernel kernel_;
+    bool drew_bernoulli_ = false;
 };
 
 // nn.Linear(in_features, out_features) default init, in PyTorch's order:

@@ -13,6 +13,8 @@ which checks the MKL emulation the chapter-4 goldens rely on.
 import sys
 
 import torch
+
+import torch2x_print  # noqa: F401  PyTorch 2.x's printing (see torch2x_print.py)
 import torch.nn as nn
 
 import mkl_dropout

@@ -12,6 +12,8 @@ sections print with it too.
 import sys
 
 import torch
+
+import torch2x_print  # noqa: F401  PyTorch 2.x's printing (see torch2x_print.py)
 import torch.nn as nn
 
 import mkl_dropout
@@ -235,8 +237,11 @@ def layer_norm():
     print("Mean:\n", mean)
     print("Variance:\n", var)
 
-    ln = LayerNorm(emb_dim=5)
-    out_ln = ln(batch_example)
+    # The book's notebook since commit 2d600cc (February 2026, "Use correct input in layernorm
+    # example"): the LayerNorm class normalises the layer output `out` (6 features), not the
+    # raw batch_example (5); the printed book and older notebooks have LayerNorm(emb_dim=5) there.
+    ln = LayerNorm(emb_dim=6)
+    out_ln = ln(out)
     mean = out_ln.mean(dim=-1, keepdim=True)
     var = out_ln.var(dim=-1, unbiased=False, keepdim=True)
     print("Mean:\n", mean)

@@ -15,6 +15,8 @@ import copy
 
 import torch
 
+import torch2x_print  # noqa: F401  PyTorch 2.x's printing (see torch2x_print.py)
+
 import ch04_reference as ch04
 
 SIZES = {  # exercise 4.2

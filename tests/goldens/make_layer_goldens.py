@@ -11,6 +11,8 @@ C++ test repeats) and records print(output):
     end
 """
 import torch
+
+import torch2x_print  # noqa: F401  PyTorch 2.x's printing (see torch2x_print.py)
 import torch.nn as nn
 
 from ch03_reference import CausalAttention, MultiHeadAttention

@@ -4,7 +4,8 @@
 The goldens for common/print_test.cpp, which checks llmfs::format_tensor (a C++ port of
 torch/_tensor_str.py) and llmfs::python_float_repr against the real thing.
 
-Generated with PyTorch 1.13 (Debian's python3-torch, torch.__version__ == "1.13.0a0") under
+Generated with PyTorch 1.13 (Debian's python3-torch, torch.__version__ == "1.13.0a0") printing as
+PyTorch 2.x does (torch2x_print.py), under
 Python 3.11, from the repository root:
 
     /usr/bin/python3 tests/goldens/make_print_goldens.py > data/tests/print_cases.txt
@@ -34,6 +35,8 @@ import struct
 import sys
 
 import torch
+
+import torch2x_print  # noqa: F401  PyTorch 2.x's printing (see torch2x_print.py)
 import torch.nn.functional as F
 
 CASES = []  # (name, tensor, options)
@@ -209,6 +212,15 @@ case("options/sci_true_fixed_data", torch.tensor([0.5, -1.25, 3.0]), sci_mode=Tr
 case("options/sci_true_int_valued", torch.tensor([1.0, 2.0, -3.0]), sci_mode=True)
 case("options/sci_true_all_zero", torch.zeros(3), sci_mode=True)
 case("options/sci_false_summarized", randn(1200, scale=1.0e-5), sci_mode=False)
+# PyTorch 2.x (PR 126859): with sci_mode forced, the width comes from the forced notation.
+case("options_2x/sci_false_wide_ratio", torch.tensor([1.0e2, 1.0e-2]), sci_mode=False)
+case("options_2x/sci_false_tiny_negative", torch.tensor([-1.0e-5, 1.0]), sci_mode=False)
+case("options_2x/sci_false_int_valued_wide", torch.tensor([1.0, 1.0e5]), sci_mode=False)
+case("options_2x/sci_false_scalar_tiny", torch.tensor(1.0e-5), sci_mode=False)
+case("options_2x/sci_true_fixed_range", torch.tensor([0.5, -0.25]), sci_mode=True)
+case("options_2x/sci_false_wrapping", randn(24, scale=1.0e-3) * torch.tensor([1.0e3, 1.0] * 12), sci_mode=False)
+case("options_2x/sci_true_wrapping", randn(3, 9), sci_mode=True)
+case("options_2x/sci_false_layer_norm_means", torch.tensor([[-2.9802e-08], [0.0]]), sci_mode=False)
 case("options/precision_2", randn(2, 3), precision=2)
 case("options/threshold_5_edgeitems_2", torch.arange(10, dtype=torch.float32),
      threshold=5, edgeitems=2)

@@ -1,0 +1,55 @@
+// Exercise 3.1: Comparing SelfAttention_v1 and SelfAttention_v2
+//
+// The problem: SelfAttention_v2 projects the inputs with nn.Linear layers, SelfAttention_v1 with
+// raw weight matrices. nn.Linear keeps its weight as [d_out, d_in] and computes x @ W.T, while
+// SelfAttention_v1 keeps [d_in, d_out] matrices and computes x @ W. Build one of each after
+// torch.manual_seed(123), then give sa_v1 the weights of sa_v2 so that both print the same
+// context vectors.
+//
+// The notebook code around it (exercise-solutions.ipynb of chapter 3; the answer's lines are in
+// the solution, next to their C++):
+//   torch.manual_seed(123)
+//   sa_v1 = SelfAttention_v1(d_in, d_out)
+//   torch.manual_seed(123)
+//   sa_v2 = SelfAttention_v2(d_in, d_out)
+//   # exercise 3.1: give sa_v1 the weights of sa_v2
+//   sa_v1(inputs)
+//   sa_v2(inputs)
+#include "llmfs/attention.hpp"
+#include "llmfs/cli.hpp"
+#include "llmfs/exercise.hpp"
+
+using namespace llmfs;
+
+// Gives sa_v1 (raw [d_in, d_out] parameters) the weights of sa_v2 (nn.Linear: [d_out, d_in]).
+static void copy_weights(SelfAttention_v1& sa_v1, const SelfAttention_v2& sa_v2) {
+    // BEGIN SOLUTION(exercise 3.1): set sa_v1.W_query, W_key and W_value from sa_v2's Linear weights (transposed, as parameters)
+    sa_v1.W_query = Tensor<2>::parameter(T(sa_v2.W_query.weight).data);  // torch.nn.Parameter(sa_v2.W_query.weight.T)
+    sa_v1.W_key = Tensor<2>::parameter(T(sa_v2.W_key.weight).data);
+    sa_v1.W_value = Tensor<2>::parameter(T(sa_v2.W_value.weight).data);
+    // END SOLUTION
+}
+
+int main(int argc, char** argv) {
+    return run_chapter(argc, argv, "Exercise 3.1: comparing SelfAttention_v1 and SelfAttention_v2",
+                       [](Notebook& nb, Generator& gen) {
+        nb.section("Exercise 3.1: Comparing SelfAttention_v1 and SelfAttention_v2");
+        const Tensor<2> inputs = your_journey_inputs();  // [T=6, d_in=3]
+        const std::size_t d_in = 3, d_out = 2;
+
+        nb.code("torch.manual_seed(123)\nsa_v1 = SelfAttention_v1(d_in, d_out)\n"
+                "torch.manual_seed(123)\nsa_v2 = SelfAttention_v2(d_in, d_out)");
+        gen.manual_seed(123);
+        SelfAttention_v1 sa_v1(gen, d_in, d_out);
+        gen.manual_seed(123);
+        const SelfAttention_v2 sa_v2(gen, d_in, d_out);
+
+        nb.code("# exercise 3.1: give sa_v1 the weights of sa_v2");
+        copy_weights(sa_v1, sa_v2);
+
+        nb.code("sa_v1(inputs)");
+        nb.print(sa_v1.forward(inputs));  // [T, d_out]
+        nb.code("sa_v2(inputs)");
+        nb.print(sa_v2.forward(inputs));
+    });
+}

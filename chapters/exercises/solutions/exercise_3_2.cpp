@@ -1,0 +1,47 @@
+// Exercise 3.2: Returning two-dimensional embedding vectors
+//
+// The problem: MultiHeadAttentionWrapper concatenates the context vectors of its heads, so with
+// num_heads=2 its output has 2 * d_out dimensions. Change the MultiHeadAttentionWrapper(d_in, d_out,
+// context_length, 0.0, num_heads=2) call, keeping num_heads=2, so that its context vectors are
+// two-dimensional (as the single-head CausalAttention's were), and print them with their shape.
+//
+// The notebook code around it (exercise-solutions.ipynb of chapter 3; the answer is in the
+// solution, next to its C++):
+//   torch.manual_seed(123)
+//   d_out = ...  # exercise 3.2
+//   mha = MultiHeadAttentionWrapper(d_in, d_out, context_length, 0.0, num_heads=2)
+//   context_vecs = mha(batch)
+//   print(context_vecs)
+//   print("context_vecs.shape:", context_vecs.shape)
+#include "llmfs/attention.hpp"
+#include "llmfs/cli.hpp"
+#include "llmfs/exercise.hpp"
+
+using namespace llmfs;
+
+// The d_out of each head such that the wrapper's num_heads heads together give 2 dimensions.
+static std::size_t head_d_out() {
+    // BEGIN SOLUTION(exercise 3.2): return the d_out each of the 2 heads needs for 2-dimensional context vectors
+    return 1;  // d_out = 1: each head contributes one dimension
+    // END SOLUTION
+}
+
+int main(int argc, char** argv) {
+    return run_chapter(argc, argv, "Exercise 3.2: returning two-dimensional embedding vectors",
+                       [](Notebook& nb, Generator& gen) {
+        nb.section("Exercise 3.2: Returning two-dimensional embedding vectors");
+        const Tensor<2> inputs = your_journey_inputs();
+        const Tensor<3> batch = stack<2>({inputs, inputs});  // [B=2, T=6, d_in=3]
+        const std::size_t context_length = batch.size(1), d_in = 3;
+
+        nb.code("torch.manual_seed(123)\nd_out = head_d_out()  # exercise 3.2\nmha = MultiHeadAttentionWrapper(d_in, d_out, context_length, 0.0, num_heads=2)\n"
+                "context_vecs = mha(batch)\nprint(context_vecs)");
+        gen.manual_seed(123);
+        const std::size_t d_out = head_d_out();
+        const MultiHeadAttentionWrapper mha(gen, d_in, d_out, context_length, 0.0, 2);
+        const auto context_vecs = mha.forward(batch);  // [B, T, NH * d_out]
+        nb.print(context_vecs);
+        nb.code("print(\"context_vecs.shape:\", context_vecs.shape)");
+        nb.print("context_vecs.shape:", shape_of(context_vecs));
+    });
+}

@@ -1,0 +1,88 @@
+// Exercise 4.3: Using separate dropout parameters
+//
+// The problem: GPT_CONFIG_124M has a single drop_rate that every dropout layer of the GPT model
+// uses. Replace it with three rates: drop_rate_emb for the dropout after the embeddings,
+// drop_rate_attn for the dropout on the attention weights inside each MultiHeadAttention, and
+// drop_rate_shortcut for the dropout on the shortcut connections of each TransformerBlock, and
+// build a GPTModel whose dropout layers use them. Then, in training mode (dropout active), run it on
+// the chapter-4 batch and print the logits as section 4.6 does.
+//
+// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 4; the forward pass
+// is section 4.6's):
+//   GPT_CONFIG_124M = {
+//       "vocab_size": 50257, "context_length": 1024, "emb_dim": 768, "n_heads": 12, "n_layers": 12,
+//       "drop_rate_emb": 0.1,        # NEW: dropout for embedding layers
+//       "drop_rate_attn": 0.1,       # NEW: dropout for multi-head attention
+//       "drop_rate_shortcut": 0.1,   # NEW: dropout for shortcut connections
+//       "qkv_bias": False
+//   }
+//   class TransformerBlock(nn.Module):     # as in chapter 4, but
+//       self.att = MultiHeadAttention(..., dropout=cfg["drop_rate_attn"], ...)
+//       self.drop_shortcut = nn.Dropout(cfg["drop_rate_shortcut"])
+//   class GPTModel(nn.Module):             # as in chapter 4, but
+//       self.drop_emb = nn.Dropout(cfg["drop_rate_emb"])
+//
+//   torch.manual_seed(123)
+//   model = GPTModel(GPT_CONFIG_124M)
+//   torch.manual_seed(123)
+//   out = model(batch)
+//   print("Input batch:\n", batch)
+//   print("\nOutput shape:", out.shape)
+//   print(out)
+#include "llmfs/cli.hpp"
+#include "llmfs/exercise.hpp"
+#include "llmfs/gpt.hpp"
+
+using namespace llmfs;
+
+// GPT_CONFIG_124M with three dropout rates in place of drop_rate.
+struct GPTConfigSeparateDropout {
+    std::size_t vocab_size = 50257, context_length = 1024, emb_dim = 768, n_heads = 12, n_layers = 12;
+    double drop_rate_emb = 0.1;       // NEW: dropout for embedding layers
+    double drop_rate_attn = 0.1;      // NEW: dropout for multi-head attention
+    double drop_rate_shortcut = 0.1;  // NEW: dropout for shortcut connections
+    bool qkv_bias = false;
+};
+
+// GPTModel(cfg) whose dropout layers use cfg's three rates. The model is first built with every
+// dropout rate 0: nn.Dropout draws no random numbers when it is created, so replacing the dropout
+// layers afterwards gives the same parameters as building them with their rates in __init__.
+static GPTModel build_model(Generator& gen, const GPTConfigSeparateDropout& cfg) {
+    GPTConfig base;
+    base.vocab_size = cfg.vocab_size;
+    base.context_length = cfg.context_length;
+    base.emb_dim = cfg.emb_dim;
+    base.n_heads = cfg.n_heads;
+    base.n_layers = cfg.n_layers;
+    base.drop_rate = 0.0;
+    base.qkv_bias = cfg.qkv_bias;
+    GPTModel model(gen, base);
+    // BEGIN SOLUTION(exercise 4.3): give model.drop_emb and each block's att.dropout and drop_shortcut a Dropout(gen, rate) with cfg's rates
+    model.drop_emb = Dropout(gen, cfg.drop_rate_emb);  // nn.Dropout(cfg["drop_rate_emb"])
+    for (TransformerBlock& block : model.trf_blocks) {
+        block.att.dropout = Dropout(gen, cfg.drop_rate_attn);          // MultiHeadAttention(..., dropout=cfg["drop_rate_attn"])
+        block.drop_shortcut = Dropout(gen, cfg.drop_rate_shortcut);  // nn.Dropout(cfg["drop_rate_shortcut"])
+    }
+    // END SOLUTION
+    return model;
+}
+
+int main(int argc, char** argv) {
+    return run_chapter(argc, argv, "Exercise 4.3: using separate dropout parameters", [](Notebook& nb, Generator& gen) {
+        nb.section("Exercise 4.3: Using separate dropout parameters");
+        const auto tokenizer = Gpt2Tokenizer::load_default();
+        const IdArray<2> batch = encode_batch(tokenizer, {"Every effort moves you", "Every day holds a"});  // [B=2, T=4]
+
+        nb.code("torch.manual_seed(123)\nmodel = GPTModel(GPT_CONFIG_124M)\ntorch.manual_seed(123)\nout = model(batch)");
+        gen.manual_seed(123);
+        const GPTModel model = build_model(gen, GPTConfigSeparateDropout{});
+        gen.manual_seed(123);
+        const auto out = model.forward(batch);  // [B, T, V]; training mode: dropout is active
+        nb.code("print(\"Input batch:\\n\", batch)");
+        nb.print("Input batch:\n", batch);
+        nb.code("print(\"\\nOutput shape:\", out.shape)");
+        nb.print("\nOutput shape:", shape_of(out));
+        nb.code("print(out)");
+        nb.print(out);
+    });
+}

@@ -1,0 +1,49 @@
+// Exercise 4.1: Number of parameters in feed forward and attention modules
+//
+// The problem: a TransformerBlock(GPT_CONFIG_124M) holds a multi-head attention module (att) and a
+// feed forward module (ff). Print the block (its module tree, as print(block) shows it in PyTorch),
+// then count the parameters in the feed forward module and in the attention module. Which of the
+// two holds more?
+//
+// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 4):
+//   block = TransformerBlock(GPT_CONFIG_124M)
+//   print(block)
+//   total_params = sum(p.numel() for p in block.ff.parameters())
+//   print(f"Total number of parameters in feed forward module: {total_params:,}")
+//   total_params = sum(p.numel() for p in block.att.parameters())
+//   print(f"Total number of parameters in attention module: {total_params:,}")
+#include <fmt/format.h>
+
+#include "llmfs/cli.hpp"
+#include "llmfs/exercise.hpp"
+#include "llmfs/gpt.hpp"
+#include "llmfs/module.hpp"
+
+using namespace llmfs;
+
+// sum(p.numel() for p in block.ff.parameters())
+static std::size_t feed_forward_parameters(const TransformerBlock& block) {
+    // TODO(exercise 4.1): add up the parameters of the two Linear layers of block.ff
+    exercise_todo("4.1", "add up the parameters of the two Linear layers of block.ff");
+}
+
+// sum(p.numel() for p in block.att.parameters())
+static std::size_t attention_parameters(const TransformerBlock& block) {
+    // TODO(exercise 4.1): add up the parameters of the four Linear layers of block.att
+    exercise_todo("4.1", "add up the parameters of the four Linear layers of block.att");
+}
+
+int main(int argc, char** argv) {
+    return run_chapter(argc, argv, "Exercise 4.1: number of parameters in feed forward and attention modules",
+                       [](Notebook& nb, Generator& gen) {
+        nb.section("Exercise 4.1: Number of parameters in feed forward and attention modules");
+        nb.code("block = TransformerBlock(GPT_CONFIG_124M)\nprint(block)");
+        const TransformerBlock block(gen, GPTConfig::gpt2_small());
+        nb.print(module_repr(block));
+
+        nb.code("print(f\"Total number of parameters in feed forward module: {total_params:,}\")");
+        nb.print(fmt::format("Total number of parameters in feed forward module: {}", with_commas(feed_forward_parameters(block))));
+        nb.code("print(f\"Total number of parameters in attention module: {total_params:,}\")");
+        nb.print(fmt::format("Total number of parameters in attention module: {}", with_commas(attention_parameters(block))));
+    });
+}

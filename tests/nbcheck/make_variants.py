@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Make the llmfs-nbcheck test notebooks derived from ch03_zh.ipynb. From this directory:
+
+    python3 make_variants.py
+
+ch03_zh.ipynb, ch03_ja_export.txt and ch03_ko_export.txt are the project's seed notebooks as they
+came (shared/seeds/003_*, 000_*, 001_*: zh .ipynb run on Colab with PyTorch 2.6; ja and ko plain-text
+exports). ch04_book.ipynb is the book's ch04 notebook (rasbt/LLMs-from-scratch,
+ch04/01_main-chapter-code/ch04.ipynb at commit 921e91a0, run by the author on macOS with PyTorch
+2.2.1), unchanged but for its one figure, whose PNG data is shortened to "iVBORw0KGgo=".
+This script writes:
+  ch03_zh_one_number_changed.ipynb  one printed number changed (-0.4519 -> -0.4619 in the first
+                                    output line of the 3.5.3 CausalAttention cell): that cell must differ
+  ch03_zh_rewritten.ipynb           every code comment rewritten and every markdown cell dropped:
+                                    must report exactly what the original does
+  ch02_like.ipynb                   a notebook of another chapter (chapter 2's first cells): exit 2
+  markdown_only.ipynb               no code cells: exit 2
+  broken.ipynb                      truncated JSON: exit 2
+"""
+import io
+import json
+import tokenize
+
+nb = json.load(open("ch03_zh.ipynb", encoding="utf-8"))
+
+
+def dump(notebook, name):
+    with open(name, "w", encoding="utf-8") as f:
+        json.dump(notebook, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+
+
+# One printed number changed.
+changed = json.loads(json.dumps(nb))
+done = False
+for cell in changed["cells"]:
+    for out in cell.get("outputs", []):
+        text = out.get("text")
+        if not done and text and text[0].startswith("tensor([[[-0.4519,  0.2216],"):
+            text[0] = text[0].replace("-0.4519", "-0.4619", 1)
+            done = True
+assert done, "the 3.5.3 output cell was not found"
+dump(changed, "ch03_zh_one_number_changed.ipynb")
+
+
+# Every comment rewritten (Python's tokenizer finds them, never inside strings); markdown dropped.
+def rewrite_comments(source):
+    code = "".join(source)
+    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    lines = code.splitlines(keepends=True)
+    for tok in reversed([t for t in tokens if t.type == tokenize.COMMENT]):
+        row, col = tok.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + "# (a comment, rewritten)" + line[col + len(tok.string):]
+    return "".join(lines)
+
+
+rewritten = json.loads(json.dumps(nb))
+rewritten["cells"] = [c for c in rewritten["cells"] if c["cell_type"] == "code"]
+for cell in rewritten["cells"]:
+    cell["source"] = rewrite_comments(cell["source"])
+dump(rewritten, "ch03_zh_rewritten.ipynb")
+
+
+def code_cell(source, output):
+    return {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": source,
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": output}]}
+
+
+other = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+    code_cell('with open("the-verdict.txt", "r", encoding="utf-8") as f:\n    raw_text = f.read()\n'
+              'print("Total number of character:", len(raw_text))\nprint(raw_text[:99])',
+              "Total number of character: 20479\nI HAD always thought Jack Gisburn rather a cheap genius--"
+              "though a good fellow enough--so it was no \n"),
+    code_cell('import re\ntext = "Hello, world. This, is a test."\nresult = re.split(r\'(\\s)\', text)\nprint(result)',
+              "['Hello,', ' ', 'world.', ' ', 'This,', ' ', 'is', ' ', 'a', ' ', 'test.']\n"),
+    code_cell("vocab_size = len(all_words)\nprint(vocab_size)", "1130\n"),
+]}
+dump(other, "ch02_like.ipynb")
+
+dump({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+      "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# Only prose"}]}, "markdown_only.ipynb")
+
+with open("broken.ipynb", "w", encoding="utf-8") as f:
+    f.write(json.dumps(nb, ensure_ascii=False)[:5000])

@@ -1,0 +1,215 @@
+// llmfs-nbcheck: does a notebook you ran print what the chapter programs print? Cell by cell.
+//
+//   llmfs-nbcheck ch03.ipynb                 one line per output cell, then the summary line
+//   llmfs-nbcheck ch04.ipynb --diff          plus a unified diff under each close/differ cell
+//   llmfs-nbcheck ch03.ipynb --json          the same as JSON
+//
+// Runs every chapter program once with --annotate (those that draw dropout once more with the
+// other kernel under --bernoulli auto), maps the notebook's cells onto the programs' cells by their
+// code (common/nbcheck.cpp) and compares the outputs (common/compare.cpp).
+// Exit status: 0 when no cell differs, 1 when one does or a program fails, 2 for bad input.
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "llmfs/cli.hpp"
+#include "llmfs/nbcheck.hpp"
+#include "llmfs/process.hpp"
+
+namespace {
+
+using llmfs::CellResult;
+using llmfs::CellStatus;
+using llmfs::ProgramCell;
+
+// The chapter programs, from CMake: "ch03_naive_attention,...,ch04_gpt".
+std::vector<std::string> chapter_programs() {
+    std::vector<std::string> names;
+    std::istringstream list{LLMFS_CHAPTER_PROGRAMS};
+    for (std::string name; std::getline(list, name, ',');) names.push_back(name);
+    return names;
+}
+
+struct Run {
+    std::vector<ProgramCell> cells;
+    bool drew_dropout = false;  // the program said on stderr which dropout kernel it used
+};
+
+Run run_annotated(const std::filesystem::path& bin, const std::string& program, const std::string& kernel) {
+    const llmfs::ProcessResult r = llmfs::run_process(bin / program, {"--annotate", "--bernoulli", kernel});
+    if (r.exit_code != 0) {
+        throw std::runtime_error(program + " --annotate --bernoulli " + kernel + " failed with exit code " +
+                                 std::to_string(r.exit_code) + ": " + r.err);
+    }
+    return {llmfs::parse_annotated(program, r.out), r.err.find("dropout drawn with") != std::string::npos};
+}
+
+std::string read_notebook_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::invalid_argument("cannot read notebook " + path + ": no such file, or not readable");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string section_number(const std::string& section) { return section.substr(0, section.find(' ')); }
+
+struct Check {
+    std::vector<ProgramCell> cells;   // every program's cells, in program order
+    std::vector<CellResult> results;  // one per output cell of the notebook
+};
+
+// How the notebook's dropout cells agree with one kernel's run: (matches, closes).
+std::pair<std::size_t, std::size_t> dropout_agreement(const Check& check, const std::map<std::string, bool>& dropout) {
+    std::pair<std::size_t, std::size_t> score{0, 0};
+    for (const CellResult& r : check.results) {
+        if (!r.program_cell || !dropout.at(check.cells[*r.program_cell].program)) continue;
+        score.first += r.status == CellStatus::match;
+        score.second += r.status == CellStatus::close;
+    }
+    return score;
+}
+
+int run(const std::string& notebook_path, const std::string& bernoulli, bool show_diff, bool as_json,
+        const std::filesystem::path& bin) {
+    const std::vector<llmfs::NotebookCell> notebook = llmfs::read_notebook(read_notebook_file(notebook_path));
+    if (notebook.empty()) throw std::invalid_argument(notebook_path + " has no code cells");
+
+    // One run of each program with the first kernel, chapter by chapter until the notebook's cells
+    // are covered (a chapter-3 notebook never waits for GPT-2 to be built); programs that drew
+    // dropout may run once more with the other kernel below.
+    const std::string first_kernel = bernoulli == "default" ? "default" : "mkl";
+    std::map<std::string, bool> dropout;
+    Check check;
+    const auto looks_checked = [](const std::vector<CellResult>& results) {
+        std::size_t covered = 0, uncovered = 0;
+        for (const CellResult& r : results) {
+            if (r.program_cell) ++covered;
+            else if (r.reason != "version print") ++uncovered;
+        }
+        // A notebook of another chapter shares a cell or two with chapter 4 (GPTModel) at most.
+        return covered > 0 && 3 * covered >= uncovered;
+    };
+    const std::vector<std::string> programs = chapter_programs();
+    for (std::size_t i = 0; i < programs.size(); ++i) {
+        Run r = run_annotated(bin, programs[i], first_kernel);
+        dropout[programs[i]] = r.drew_dropout;
+        check.cells.insert(check.cells.end(), r.cells.begin(), r.cells.end());
+        const bool chapter_done = i + 1 == programs.size() || programs[i + 1].substr(0, 4) != programs[i].substr(0, 4);
+        if (!chapter_done) continue;
+        check.results = llmfs::check_notebook(notebook, check.cells);
+        if (looks_checked(check.results)) break;
+    }
+    if (check.results.empty()) throw std::invalid_argument(notebook_path + " has no output cells to check (run it first)");
+    if (!looks_checked(check.results)) {
+        const llmfs::Summary s = llmfs::summarize(check.results);
+        throw std::invalid_argument(notebook_path + " does not look like chapter 3 or 4 of the book: " +
+                                    std::to_string(s.covered()) + " of its " + std::to_string(check.results.size()) +
+                                    " output cells match a chapter program (llmfs-nbcheck checks ch03 and ch04)");
+    }
+
+    // --bernoulli auto: the dropout cells decide between the two kernels.
+    std::string kernel = first_kernel, kernel_note = "as asked";
+    if (bernoulli == "auto") {
+        std::map<std::string, bool> needed;
+        for (const CellResult& r : check.results) {
+            if (r.program_cell && dropout[check.cells[*r.program_cell].program]) needed[check.cells[*r.program_cell].program] = true;
+        }
+        if (needed.empty()) {
+            kernel_note = "no cell of this notebook draws dropout";
+        } else {
+            Check other;
+            for (const ProgramCell& cell : check.cells) {
+                if (!needed.count(cell.program)) other.cells.push_back(cell);
+            }
+            for (const auto& [program, _] : needed) {
+                const Run r = run_annotated(bin, program, "default");
+                other.cells.insert(other.cells.end(), r.cells.begin(), r.cells.end());
+            }
+            other.results = llmfs::check_notebook(notebook, other.cells);
+            const auto mkl_score = dropout_agreement(check, dropout);
+            const auto default_score = dropout_agreement(other, dropout);
+            const auto describe = [](std::pair<std::size_t, std::size_t> s) {
+                return std::to_string(s.first) + " match, " + std::to_string(s.second) + " close";
+            };
+            if (default_score > mkl_score) {
+                check = std::move(other);
+                kernel = "default";
+            }
+            kernel_note = "picked by the dropout cells: mkl " + describe(mkl_score) + "; default " + describe(default_score);
+        }
+    }
+
+    const llmfs::Summary summary = llmfs::summarize(check.results);
+    if (as_json) {
+        nlohmann::json cells = nlohmann::json::array();
+        for (const CellResult& r : check.results) {
+            nlohmann::json cell{{"cell", r.index}, {"status", llmfs::to_string(r.status)}};
+            if (r.program_cell) {
+                const ProgramCell& p = check.cells[*r.program_cell];
+                cell["section"] = p.section;
+                cell["program"] = p.program;
+                cell["cpp"] = p.cpp;
+            }
+            if (!r.reason.empty()) cell["reason"] = r.reason;
+            if (!r.diff.empty()) cell["diff"] = r.diff;
+            cells.push_back(cell);
+        }
+        const nlohmann::json report{
+            {"notebook", notebook_path},
+            {"bernoulli", {{"mode", bernoulli}, {"kernel", kernel}, {"why", kernel_note}}},
+            {"cells", cells},
+            {"summary",
+             {{"match", summary.match}, {"close", summary.close}, {"differ", summary.differ},
+              {"not_covered", summary.not_covered}, {"covered", summary.covered()}, {"line", llmfs::summary_line(summary)}}}};
+        std::cout << report.dump(2) << '\n';
+    } else {
+        std::cout << notebook_path << ": dropout kernel " << kernel << " (" << kernel_note << ")\n";
+        for (const CellResult& r : check.results) {
+            std::cout << "cell " << r.index << "  ";
+            if (r.program_cell) {
+                const ProgramCell& p = check.cells[*r.program_cell];
+                std::cout << section_number(p.section) << "  " << llmfs::to_string(r.status) << "  " << p.program << "  "
+                          << p.cpp << '\n';
+            } else {
+                std::cout << "-  not covered  (" << r.reason << ")\n";
+            }
+            if (show_diff && !r.diff.empty()) std::cout << r.diff;
+        }
+        std::cout << llmfs::summary_line(summary) << '\n';
+    }
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write to standard output");
+    return summary.differ == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Check a chapter-3 or chapter-4 notebook you ran (.ipynb, or the seeds' plain-text export)\n"
+                 "against the llmfs programs, output cell by output cell: match (byte-identical), close\n"
+                 "(numbers within 2 units of the last digit, 1e-6 relative or 1e-6 absolute: another CPU\n"
+                 "or BLAS), differ, or not covered.",
+                 "llmfs-nbcheck"};
+    std::string notebook, bernoulli = "auto";
+    bool show_diff = false, as_json = false;
+    app.add_option("NOTEBOOK", notebook, "The notebook: a .ipynb file or a plain-text export")->required();
+    app.add_option("--bernoulli", bernoulli,
+                   "Dropout kernel the notebook ran with: auto (the default: try both on the cells that draw "
+                   "dropout), mkl (Linux/Colab on Intel) or default (macOS, ARM, AMD)")
+        ->type_name("{auto,mkl,default}")
+        ->check(CLI::IsMember({"auto", "mkl", "default"}).description(""));
+    app.add_flag("--diff", show_diff, "Show a unified diff (notebook against program) under each close or differ cell");
+    app.add_flag("--json", as_json, "Print the report as JSON");
+    app.footer("The last line is \"N/M covered output cells match, C close, D differ (U not covered)\".\n"
+               "Exit status: 0 when no cell differs, 1 when one does (or a program fails), 2 for bad input.");
+    const std::filesystem::path bin = llmfs::executable_dir(argc > 0 ? argv[0] : "llmfs-nbcheck");
+    return llmfs::run_tool(app, argc, argv, [&] { return run(notebook, bernoulli, show_diff, as_json, bin); });
+}
