@@ -119,23 +119,53 @@ Array<3> forward_cached(const GPTModel& model, const IdArray<2>& in_idx, KVCache
     return logits;
 }
 
-IdArray<2> generate_text_simple_cached(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
-                                       std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
+namespace {
+
+void check_context_size(const GPTModel& model, std::size_t context_size) {
     if (context_size == 0 || context_size > model.cfg.context_length)
         throw std::invalid_argument("generate: context_size " + std::to_string(context_size) +
                                     " must be between 1 and the model's context length " +
                                     std::to_string(model.cfg.context_length));
+}
+
+IdArray<2> last_tokens(const IdArray<2>& idx, std::size_t context_size) {  // idx[:, -context_size:]
+    const std::size_t n = idx.shape()[1];
+    return xt::view(idx, xt::all(), xt::range(n > context_size ? n - context_size : 0, n));
+}
+
+// torch.argmax(logits[:, -1, :], dim=-1, keepdim=True) for last-position logits [B, 1, V].
+IdArray<2> greedy_next(const Array<3>& logits) {
+    const std::size_t batch = logits.shape()[0];
+    IdArray<2> next = IdArray<2>::from_shape({batch, 1});
+    for (std::size_t b = 0; b < batch; ++b) next(b, 0) = greedy_token(&logits(b, 0, 0), logits.shape()[2]);
+    return next;
+}
+
+}  // namespace
+
+IdArray<2> generate_text_simple_fast(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
+                                     std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
+    check_context_size(model, context_size);
     if (max_new_tokens == 0) return idx;
-    const std::size_t batch = idx.shape()[0];
-    auto window = [&] {  // idx[:, -context_size:]
-        const std::size_t n = idx.shape()[1];
-        return IdArray<2>(xt::view(idx, xt::all(), xt::range(n > context_size ? n - context_size : 0, n)));
-    };
-    KVCache cache(model.cfg, batch, std::min(context_size, idx.shape()[1] + max_new_tokens));
-    Array<3> logits = forward_cached(model, window(), cache, /*last_only=*/true);  // init the cache with the prompt
+    // A cache used as scratch only: reset before every step, so nothing carries over.
+    KVCache scratch(model.cfg, idx.shape()[0], std::min(context_size, idx.shape()[1] + max_new_tokens));
+    for (std::size_t step = 0; step < max_new_tokens; ++step) {
+        scratch.reset();
+        const Array<3> logits = forward_cached(model, last_tokens(idx, context_size), scratch, /*last_only=*/true);
+        idx = xt::concatenate(xt::xtuple(idx, greedy_next(logits)), 1);  // torch.cat((idx, idx_next), dim=1)
+        if (on_token) on_token(step + 1);
+    }
+    return idx;
+}
+
+IdArray<2> generate_text_simple_cached(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
+                                       std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
+    check_context_size(model, context_size);
+    if (max_new_tokens == 0) return idx;
+    KVCache cache(model.cfg, idx.shape()[0], std::min(context_size, idx.shape()[1] + max_new_tokens));
+    Array<3> logits = forward_cached(model, last_tokens(idx, context_size), cache, /*last_only=*/true);  // init the cache with the prompt
     for (std::size_t step = 0;; ++step) {
-        IdArray<2> next = IdArray<2>::from_shape({batch, 1});
-        for (std::size_t b = 0; b < batch; ++b) next(b, 0) = greedy_token(&logits(b, 0, 0), logits.shape()[2]);
+        const IdArray<2> next = greedy_next(logits);
         idx = xt::concatenate(xt::xtuple(idx, next), 1);  // torch.cat([idx, next_idx], dim=1)
         if (on_token) on_token(step + 1);
         if (step + 1 == max_new_tokens) return idx;
@@ -143,7 +173,7 @@ IdArray<2> generate_text_simple_cached(const GPTModel& model, IdArray<2> idx, st
             logits = forward_cached(model, next, cache, true);  // logits = model(next_idx, use_cache=True)
         } else {  // the window slides: every position moves, so rebuild the cache from it
             cache.reset();
-            logits = forward_cached(model, window(), cache, true);
+            logits = forward_cached(model, last_tokens(idx, context_size), cache, true);
         }
     }
 }

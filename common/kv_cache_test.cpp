@@ -1,5 +1,5 @@
-// The KV cache against the no-cache teaching path: the same logits (within rounding) and the same
-// generated tokens, token for token, at several lengths, including past the context length where
+// The KV cache, and the fast no-cache path, against the no-cache teaching path: the same logits
+// (within rounding) and the same generated tokens, token for token, at several lengths, including past the context length where
 // the no-cache path crops. Tiny configurations keep it fast; tests/generate_test.cpp checks the
 // full-size models against PyTorch's tokens with --kv-cache.
 #include <catch2/catch.hpp>
@@ -57,7 +57,7 @@ TEST_CASE("cached logits equal the full forward pass, prompt at once or token by
     }
 }
 
-TEST_CASE("cached generation gives exactly the no-cache tokens") {
+TEST_CASE("cached and fast no-cache generation give exactly the teaching path's tokens") {
     const std::size_t context = 16;
     for (std::uint64_t seed : {1, 2, 3}) {
         const EvalModel m(seed, tiny(context));
@@ -71,8 +71,11 @@ TEST_CASE("cached generation gives exactly the no-cache tokens") {
                 DYNAMIC_SECTION("seed " << seed << ", batch " << batch << ", " << length << " + " << new_tokens << " tokens") {
                     const auto uncached = generate_text_simple(model, ids, new_tokens, context);
                     const auto cached = generate_text_simple_cached(model, ids, new_tokens, context);
+                    const auto fast = generate_text_simple_fast(model, ids, new_tokens, context);
                     REQUIRE(cached.shape() == uncached.shape());
                     CHECK((cached == uncached));
+                    REQUIRE(fast.shape() == uncached.shape());
+                    CHECK((fast == uncached));
                 }
             }
         }
@@ -83,7 +86,9 @@ TEST_CASE("a context_size below the model's crops the same way with and without 
     const EvalModel m(5, tiny());
     const GPTModel& model = m.model;
     const IdArray<2> ids = prompt(1, 3, 9, 50);
-    CHECK((generate_text_simple_cached(model, ids, 20, 6) == generate_text_simple(model, ids, 20, 6)));
+    const auto uncached = generate_text_simple(model, ids, 20, 6);
+    CHECK((generate_text_simple_cached(model, ids, 20, 6) == uncached));
+    CHECK((generate_text_simple_fast(model, ids, 20, 6) == uncached));
 }
 
 TEST_CASE("the cache reports misuse") {
@@ -95,4 +100,6 @@ TEST_CASE("the cache reports misuse") {
     CHECK_THROWS_WITH(forward_cached(model, prompt(2, 2, 1, 50), cache), Catch::Contains("batch"));
     CHECK_THROWS_WITH(generate_text_simple_cached(model, prompt(1, 2, 1, 50), 3, 17), Catch::Contains("context"));
     CHECK(generate_text_simple_cached(model, prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
+    CHECK_THROWS_WITH(generate_text_simple_fast(model, prompt(1, 2, 1, 50), 3, 0), Catch::Contains("context"));
+    CHECK(generate_text_simple_fast(model, prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
 }

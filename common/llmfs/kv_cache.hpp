@@ -33,6 +33,14 @@ struct KVCache {
 // last_only just those of the last position, [B, 1, V] (all that generation needs).
 Array<3> forward_cached(const GPTModel& model, const IdArray<2>& in_idx, KVCache& cache, bool last_only = false);
 
+// generate_text_simple_fast: the no-cache algorithm of generate_text_simple (every step runs the
+// whole window idx[:, -context_size:] through the model), but through the fast kernels, with the
+// LM head applied to the last position only (all greedy decoding reads). The tokens are
+// generate_text_simple's (tests/generate_test.cpp, kv_cache_test.cpp); only the last bits of the
+// logits may differ. on_token(step) after each new token.
+IdArray<2> generate_text_simple_fast(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
+                                     std::size_t context_size, const std::function<void(std::size_t)>& on_token = {});
+
 // generate_text_simple_cached: greedy decoding with the cache, token for token what
 // generate_text_simple(model, idx, max_new_tokens, context_size) returns. Past context_size
 // tokens the no-cache path crops to the last context_size ones, which moves every position, so
