@@ -112,6 +112,15 @@ MultiHeadAttention::MultiHeadAttention(Generator& gen, std::size_t d_in, std::si
                                     ", num_heads=" + std::to_string(num_heads) + ")");
 }
 
+Tensor<4> causal_attention(const Tensor<4>& queries, const Tensor<4>& keys, const Tensor<4>& values,
+                           const BoolArray<2>& mask, const Dropout& dropout) {
+    auto attn_scores = matmul(queries, transpose(keys, 2, 3));                           // [B, NH, T, T]
+    attn_scores = masked_fill(attn_scores, mask_for(mask, queries.size(2)), kNegInf);  // masked_fill_(mask_bool, -inf)
+    auto attn_weights = softmax(attn_scores / sqrt_dim(keys.size(-1)), -1);
+    attn_weights = dropout(attn_weights);
+    return matmul(attn_weights, values);  // [B, NH, T, hs]
+}
+
 Tensor<3> MultiHeadAttention::forward(const Tensor<3>& x) const {
     const std::size_t b = x.size(0), num_tokens = x.size(1);
     const std::array<std::size_t, 4> split{b, num_tokens, num_heads, head_dim};
@@ -120,18 +129,41 @@ Tensor<3> MultiHeadAttention::forward(const Tensor<3>& x) const {
     const auto queries = transpose(view(W_query(x), split), 1, 2);
     const auto values = transpose(view(W_value(x), split), 1, 2);
 
-    auto attn_scores = matmul(queries, transpose(keys, 2, 3));                    // [B, NH, T, T]
-    attn_scores = masked_fill(attn_scores, mask_for(mask, num_tokens), kNegInf);  // masked_fill_(mask_bool, -inf)
-    auto attn_weights = softmax(attn_scores / sqrt_dim(keys.size(-1)), -1);
-    attn_weights = dropout(attn_weights);
-
-    const auto context_vec = transpose(matmul(attn_weights, values), 1, 2);  // [B, T, NH, hs]
+    const auto context_vec = transpose(causal_attention(queries, keys, values, mask, dropout), 1, 2);  // [B, T, NH, hs]
     // context_vec.contiguous().view(b, num_tokens, self.d_out)
     return out_proj(view(context_vec, std::array<std::size_t, 3>{b, num_tokens, d_out}));
 }
 
 std::size_t MultiHeadAttention::num_parameters() const {
     return W_query.num_parameters() + W_key.num_parameters() + W_value.num_parameters() + out_proj.num_parameters();
+}
+
+MultiHeadAttentionCombinedQKV::MultiHeadAttentionCombinedQKV(Generator& gen, std::size_t d_in, std::size_t d_out_,
+                                                             std::size_t num_heads_, std::size_t context_length,
+                                                             double dropout_p, bool qkv_bias)
+    : d_out(d_out_),
+      num_heads(num_heads_),
+      head_dim(num_heads_ == 0 ? 0 : d_out_ / num_heads_),
+      qkv(gen, d_in, 3 * d_out_, qkv_bias),
+      proj(gen, d_out_, d_out_),
+      dropout(gen, dropout_p),
+      mask(causal_mask(context_length)) {
+    if (num_heads == 0 || d_out % num_heads != 0)
+        throw std::invalid_argument("embed_dim is indivisible by num_heads (d_out=" + std::to_string(d_out) +
+                                    ", num_heads=" + std::to_string(num_heads) + ")");
+}
+
+Tensor<3> MultiHeadAttentionCombinedQKV::forward(const Tensor<3>& x) const {
+    const std::size_t b = x.size(0), num_tokens = x.size(1);
+    const auto qkv_out = qkv(x);  // [B, T, 3 * d_out]
+    // .view(b, T, 3, NH, hs).permute(2, 0, 3, 1, 4): [3, B, NH, T, hs]
+    const Array<5> split = xt::reshape_view(qkv_out.data, std::array<std::size_t, 5>{b, num_tokens, 3, num_heads, head_dim});
+    const Array<5> permuted = xt::transpose(split, {2, 0, 3, 1, 4});
+    const Tensor<4> queries(xt::view(permuted, 0), qkv_out.grad_fn);  // queries, keys, values = qkv.unbind(0)
+    const Tensor<4> keys(xt::view(permuted, 1), qkv_out.grad_fn);
+    const Tensor<4> values(xt::view(permuted, 2), qkv_out.grad_fn);
+    const auto context_vec = transpose(causal_attention(queries, keys, values, mask, dropout), 1, 2);  // [B, T, NH, hs]
+    return proj(view(context_vec, std::array<std::size_t, 3>{b, num_tokens, d_out}));
 }
 
 }  // namespace llmfs

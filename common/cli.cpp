@@ -1,4 +1,5 @@
 #include "llmfs/cli.hpp"
+#include "llmfs/memory.hpp"
 
 #include <exception>
 #include <filesystem>
@@ -31,6 +32,7 @@ int run_chapter(int argc, char** argv, const std::string& description,
 int run_chapter(int argc, char** argv, const std::string& description,
                 const std::function<void(CLI::App&)>& add_options,
                 const std::function<void(Notebook&, Generator&)>& body) {
+    reuse_freed_memory();
     CLI::App app{description, argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "llmfs"};
     ChapterOptions options;
     // Shown as "--bernoulli {mkl,default}" with the default in words, not CLI11's enum mapping.
@@ -71,6 +73,7 @@ int run_chapter(int argc, char** argv, const std::string& description,
 }
 
 int run_tool(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+    reuse_freed_memory();
     const std::string name = app.get_name();
     app.failure_message([name](const CLI::App* failed, const CLI::Error& e) {
         return name + ": " + CLI::FailureMessage::simple(failed, e);

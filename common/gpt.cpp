@@ -177,6 +177,12 @@ IdArray<2> encode_batch(const Gpt2Tokenizer& tokenizer, const std::vector<std::s
 
 // ---- generation --------------------------------------------------------------------------------
 
+std::int64_t greedy_token(const float* logits, std::size_t vocab) {
+    std::vector<float> probas(vocab);
+    softmax_row(logits, probas.data(), vocab);                                  // torch.softmax(logits, dim=-1)
+    return std::max_element(probas.begin(), probas.end()) - probas.begin();  // torch.argmax: the first max
+}
+
 IdArray<2> generate_text_simple(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
                                 std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
     const std::size_t batch = idx.shape()[0];
@@ -188,11 +194,7 @@ IdArray<2> generate_text_simple(const GPTModel& model, IdArray<2> idx, std::size
         const std::size_t t_last = logits.size(1) - 1, vocab = logits.size(2);
 
         IdArray<2> next = IdArray<2>::from_shape({batch, 1});
-        std::vector<float> probas(vocab);
-        for (std::size_t b = 0; b < batch; ++b) {
-            softmax_row(&logits.data(b, t_last, 0), probas.data(), vocab);  // torch.softmax(logits[:, -1, :], dim=-1)
-            next(b, 0) = std::max_element(probas.begin(), probas.end()) - probas.begin();  // torch.argmax: first max
-        }
+        for (std::size_t b = 0; b < batch; ++b) next(b, 0) = greedy_token(&logits.data(b, t_last, 0), vocab);  // logits[:, -1, :]
         idx = xt::concatenate(xt::xtuple(idx, next), 1);  // torch.cat((idx, idx_next), dim=1)
         if (on_token) on_token(step + 1);
     }

@@ -1,5 +1,22 @@
 #include "llmfs/memory.hpp"
 
+#include <cstdlib>  // defines __GLIBC__ where glibc is the C library
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+namespace llmfs {
+
+void reuse_freed_memory() {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_MAX, 0);         // every block from the heap, none mapped on its own...
+    mallopt(M_TRIM_THRESHOLD, -1);  // ...and freed heap kept for reuse: the process stays at its peak
+#endif
+}
+
+}  // namespace llmfs
+
 #ifdef __linux__
 
 #include <cstdint>

@@ -171,9 +171,6 @@ float welford_var(const float* x, std::size_t n, std::size_t stride, double corr
 
 // ---- softmax -----------------------------------------------------------------------------------
 
-namespace {
-// vec::reduce_all with +: fewer than 8 values are added in order; otherwise lane-wise over whole
-// vectors, the tail folded into the first lanes, then the 8 lanes pairwise (4 apart, 2, 1).
 float reduce_all_sum(const float* x, std::size_t n) {
     if (n < kLanes) {
         float acc = x[0];
@@ -190,7 +187,6 @@ float reduce_all_sum(const float* x, std::size_t n) {
         for (std::size_t l = 0; l < half; ++l) acc[l] += acc[l + half];
     return acc[0];
 }
-}  // namespace
 
 void softmax_row(const float* x, float* y, std::size_t n) {
     if (n == 0) return;

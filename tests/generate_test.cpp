@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <spawn.h>
@@ -83,13 +84,37 @@ TEST_CASE("llmfs-generate prints PyTorch's tokens and text") {
         REQUIRE(f.size() == 5);
         REQUIRE(f[0] == "case");
         ++cases;
-        DYNAMIC_SECTION(f[1] << " seed " << f[2] << " +" << f[3] << " tokens, prompt " << f[4]) {
-            const auto result = run({LLMFS_GENERATE, "--model", f[1], "--seed", f[2], "--max-new-tokens", f[3], "--prompt", from_hex(f[4])});
-            CHECK(result.exit_code == 0);
-            CHECK(result.out == ids + "\n" + unescape(text) + "\n");
+        for (const std::string mode : {"--teaching", "", "--kv-cache"}) {  // the book's path, the fast one, the cache
+            DYNAMIC_SECTION(f[1] << " seed " << f[2] << " +" << f[3] << " tokens, prompt " << f[4] << " " << mode) {
+                std::vector<std::string> args{LLMFS_GENERATE, "--model", f[1], "--seed", f[2], "--max-new-tokens", f[3], "--prompt", from_hex(f[4])};
+                if (!mode.empty()) args.push_back(mode);
+                const auto result = run(args);
+                CHECK(result.exit_code == 0);
+                CHECK(result.out == ids + "\n" + unescape(text) + "\n");
+            }
         }
     }
     CHECK(cases >= 7);
+}
+
+TEST_CASE("llmfs-generate --kv-cache and the fast default give the --teaching tokens at several lengths") {
+    // 124M from other seeds and prompts than the PyTorch cases; the lengths cross the cache's
+    // single-row decoding many times. Past the context length: kv_cache_test, on a tiny config.
+    for (const auto& [seed, tokens, prompt] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"5", "1", "A"}, {"11", "24", "The meaning of life is"}, {"77", "40", "Once upon a time, in a land far away,"}}) {
+        DYNAMIC_SECTION("seed " << seed << " +" << tokens << " tokens") {
+            const std::vector<std::string> args{LLMFS_GENERATE, "--seed", seed, "--max-new-tokens", tokens, "--prompt", prompt};
+            auto teaching_args = args, cached_args = args;
+            teaching_args.push_back("--teaching");
+            cached_args.push_back("--kv-cache");
+            const auto teaching = run(teaching_args), fast = run(args), cached = run(cached_args);
+            CHECK(teaching.exit_code == 0);
+            CHECK(fast.exit_code == 0);
+            CHECK(cached.exit_code == 0);
+            CHECK(fast.out == teaching.out);
+            CHECK(cached.out == teaching.out);
+        }
+    }
 }
 
 TEST_CASE("llmfs-generate rejects bad input with exit code 2") {
@@ -98,7 +123,8 @@ TEST_CASE("llmfs-generate rejects bad input with exit code 2") {
                                                                   {"--max-new-tokens", "many"},
                                                                   {"--model", "gpt5"},
                                                                   {"--seed", "abc"},
-                                                                  {"--frobnicate"}}) {
+                                                                  {"--frobnicate"},
+                                                                  {"--kv-cache", "--teaching"}}) {
         DYNAMIC_SECTION(args[0] << " " << (args.size() > 1 ? args[1] : "")) {
             std::vector<std::string> argv{LLMFS_GENERATE};
             argv.insert(argv.end(), args.begin(), args.end());

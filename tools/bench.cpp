@@ -1,64 +1,274 @@
-// llmfs-bench: how long the expensive steps take, for the closing notes and for spotting
-// regressions (benchmarks, not timed tests). Each step is timed over --repeat runs; the best
-// and the median are printed.
+// llmfs-bench: how long the expensive steps take, for the README's performance table and for
+// spotting regressions (benchmarks, not timed tests).
+//   llmfs-bench [--model NAME] [--repeat N]     tokenizer load, model build, forward, generation
+//   llmfs-bench mha --batch B --tokens T --dim D --heads H [--json]
+//                                               causal multi-head attention, one line per variant
+//   llmfs-bench generate [--tokens N] [--kv-cache] [--json]
+//                                               build, prompt, decode tokens/s, peak RSS, bandwidth
+// Each timing is over --repeat runs; the median is reported (the best too in the first form).
 #include <algorithm>
 #include <chrono>
 #include <functional>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <xtensor/xadapt.hpp>
+
+#include <sys/resource.h>
 
 #include "llmfs/cli.hpp"
 #include "llmfs/gpt.hpp"
+#include "llmfs/kernels.hpp"
+#include "llmfs/kv_cache.hpp"
+#include "llmfs/memory.hpp"
 
 using namespace llmfs;
 
 namespace {
 
-void time_step(const std::string& name, int repeat, const std::function<void()>& step) {
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Runs step `repeat` times; returns the sorted durations in seconds.
+std::vector<double> time_runs(int repeat, const std::function<void()>& step) {
     std::vector<double> seconds;
     for (int i = 0; i < repeat; ++i) {
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = Clock::now();
         step();
-        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        seconds.push_back(seconds_since(start));
     }
     std::sort(seconds.begin(), seconds.end());
-    std::cout << fmt::format("{:<44} best {:8.3f} s   median {:8.3f} s\n", name, seconds.front(), seconds[seconds.size() / 2]);
+    return seconds;
+}
+
+double median(const std::vector<double>& sorted) { return sorted[sorted.size() / 2]; }
+
+void time_step(const std::string& name, int repeat, const std::function<void()>& step) {
+    const auto seconds = time_runs(repeat, step);
+    std::cout << fmt::format("{:<44} best {:8.3f} s   median {:8.3f} s\n", name, seconds.front(), median(seconds));
+}
+
+int overview(const std::string& model_name, int repeat) {
+    const GPTConfig cfg = GPTConfig::by_name(model_name);
+    std::optional<Gpt2Tokenizer> tokenizer;
+    time_step("load tokenizer (with SHA-256 checks)", repeat, [&] { tokenizer = Gpt2Tokenizer::load_default(); });
+    const IdArray<2> batch = encode_batch(*tokenizer, {"Every effort moves you", "Every day holds a"});
+
+    Generator gen;
+    std::optional<GPTModel> model;
+    time_step(fmt::format("build {} (seed 123)", model_name), repeat, [&] {
+        model.reset();
+        gen.manual_seed(123);
+        model.emplace(gen, cfg);
+    });
+    time_step("forward [2, 4], training mode", repeat, [&] { model->forward(batch); });
+    model->train(false);
+    const auto prompt = tokenizer->encode("Hello, I am");
+    const IdArray<2> idx = xt::adapt(prompt, std::array<std::size_t, 2>{1, prompt.size()});
+    time_step("generate 6 tokens from \"Hello, I am\"", repeat, [&] { generate_text_simple(*model, idx, 6, cfg.context_length); });
+    time_step("generate 6 tokens, KV cache", repeat, [&] { generate_text_simple_cached(*model, idx, 6, cfg.context_length); });
+    return 0;
+}
+
+// ---- mha ---------------------------------------------------------------------------------------
+
+struct MhaOptions {
+    std::size_t batch = 8, tokens = 1024, dim = 768, heads = 12;
+    int repeat = 3;
+    bool json = false;
+};
+
+// The variants of the bonus notebook "Comparing Efficient Multi-Head Attention Implementations"
+// that run on a CPU without PyTorch's fused kernels, plus this project's fastest.
+int mha(const MhaOptions& o) {
+    if (o.heads == 0 || o.dim % o.heads != 0)
+        throw std::invalid_argument(fmt::format("--dim {} must be divisible by --heads {}", o.dim, o.heads));
+    Generator gen;
+    gen.manual_seed(123);
+    const Tensor<3> x = rand<3>(gen, {o.batch, o.tokens, o.dim});  // torch.rand(B, T, D)
+    const std::size_t hs = o.dim / o.heads;
+    // QKV and output projections, then Q K^T and weights @ V over the full T x T (masked or not)
+    const double flop = 2.0 * o.batch * o.tokens * o.dim * o.dim * 4 + 2.0 * 2.0 * o.batch * o.tokens * o.tokens * o.dim;
+
+    MultiHeadAttentionWrapper wrapper(gen, o.dim, hs, o.tokens, 0.0, o.heads);
+    MultiHeadAttention chapter3(gen, o.dim, o.dim, o.tokens, 0.0, o.heads);
+    MultiHeadAttentionCombinedQKV combined(gen, o.dim, o.dim, o.heads, o.tokens, 0.0);
+    chapter3.train(false);
+    const FastMultiHeadAttention fast(chapter3);
+    const std::vector<std::pair<std::string, std::function<void()>>> variants{
+        {"1) CausalAttention MHA wrapper class from chapter 3", [&] { wrapper.forward(x); }},
+        {"2) The multi-head attention class from chapter 3", [&] { chapter3.forward(x); }},
+        {"3) An alternative multi-head attention with combined weights", [&] { combined.forward(x); }},
+        {"4) llmfs fast path (stacked QKV GEMM, masked half skipped)", [&] { fast.forward(x.data); }},
+    };
+    nlohmann::json report = {{"batch", o.batch}, {"tokens", o.tokens}, {"dim", o.dim}, {"heads", o.heads},
+                             {"gflop", flop / 1e9}, {"repeat", o.repeat}, {"variants", nlohmann::json::array()}};
+    for (const auto& [name, run] : variants) {
+        const double ms = median(time_runs(o.repeat, run)) * 1e3;
+        const double gflops = flop / (ms / 1e3) / 1e9;
+        if (o.json) {
+            report["variants"].push_back({{"name", name}, {"ms", ms}, {"gflop_per_s", gflops}});
+        } else {
+            std::cout << fmt::format("{}: {:.1f} ms ({:.1f} GFLOP/s)", name, ms, gflops) << std::endl;
+        }
+    }
+    if (o.json) std::cout << report.dump(2) << "\n";
+    return 0;
+}
+
+// ---- generate ----------------------------------------------------------------------------------
+
+struct GenerateOptions {
+    std::size_t tokens = 200;
+    bool kv_cache = false;
+    bool teaching = false;
+    std::string model = "gpt2-small";
+    std::string prompt = "Hello, I am";
+    bool json = false;
+};
+
+// Peak resident set size of this process so far, in bytes.
+double peak_rss_bytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+#ifdef __APPLE__
+    return static_cast<double>(usage.ru_maxrss);  // bytes on macOS
+#else
+    return static_cast<double>(usage.ru_maxrss) * 1024.0;  // kilobytes on Linux
+#endif
+}
+
+// Read bandwidth of main memory in bytes/s: the best of 3 passes summing a 512 MiB buffer on every
+// core, which is what a decoding step does with the weights.
+double read_bandwidth() {
+    const std::size_t n = std::size_t{128} << 20;  // floats
+    std::vector<float> buffer(n);
+    prefault(buffer.data(), n * sizeof(float));
+    std::fill(buffer.begin(), buffer.end(), 1.0f);
+    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<float> sums(threads);
+    const auto seconds = time_runs(3, [&] {
+        std::vector<std::thread> pool;
+        for (std::size_t t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                constexpr std::size_t kAcc = 16;  // independent accumulators: the loop vectorises
+                float acc[kAcc] = {};
+                const std::size_t begin = n / threads * t, end = t + 1 == threads ? n : n / threads * (t + 1);
+                std::size_t i = begin;
+                for (; i + kAcc <= end; i += kAcc)
+                    for (std::size_t j = 0; j < kAcc; ++j) acc[j] += buffer[i + j];
+                for (; i < end; ++i) acc[0] += buffer[i];
+                for (float a : acc) sums[t] += a;
+            });
+        for (auto& thread : pool) thread.join();
+    });
+    return static_cast<double>(n * sizeof(float)) / seconds.front();
+}
+
+int generate(const GenerateOptions& o) {
+    const GPTConfig cfg = GPTConfig::by_name(o.model);
+    const auto tokenizer = Gpt2Tokenizer::load_default();
+    const auto encoded = tokenizer.encode(o.prompt);
+    if (encoded.empty()) throw std::invalid_argument("--prompt: the prompt encodes to no tokens");
+    const IdArray<2> idx = xt::adapt(encoded, std::array<std::size_t, 2>{1, encoded.size()});
+
+    auto start = Clock::now();
+    Generator gen;
+    gen.manual_seed(123);
+    GPTModel model(gen, cfg);
+    model.train(false);
+    const double build_s = seconds_since(start);
+
+    // The first new token needs the whole prompt (the prompt time); the rest are decoding steps.
+    double first_token_s = 0;
+    start = Clock::now();
+    const auto on_token = [&](std::size_t step) {
+        if (step == 1) first_token_s = seconds_since(start);
+    };
+    if (o.kv_cache) {
+        generate_text_simple_cached(model, idx, o.tokens, cfg.context_length, on_token);
+    } else if (o.teaching) {
+        generate_text_simple(model, idx, o.tokens, cfg.context_length, on_token);
+    } else {
+        generate_text_simple_fast(model, idx, o.tokens, cfg.context_length, on_token);
+    }
+    const double total_s = seconds_since(start);
+    const double decode_s = total_s - first_token_s;
+    const double decode_rate = o.tokens > 1 && decode_s > 0 ? static_cast<double>(o.tokens - 1) / decode_s : 0.0;
+    const double rss = peak_rss_bytes();
+    const char* path = o.kv_cache ? "KV cache" : o.teaching ? "no cache, teaching path" : "no cache, fast kernels";
+
+    // A decoding step reads every weight once, except the embedding tables (one row each).
+    const double weight_bytes = static_cast<double>(model.num_parameters() - model.tok_emb.weight.data.size() -
+                                                    model.pos_emb.weight.data.size()) * sizeof(float);
+    const double bandwidth = read_bandwidth();
+    const double bound = bandwidth / weight_bytes;  // tokens/s if a step only streamed the weights
+
+    if (o.json) {
+        const nlohmann::json report = {
+            {"model", o.model}, {"path", path}, {"prompt_tokens", encoded.size()}, {"new_tokens", o.tokens},
+            {"build_s", build_s}, {"prompt_s", first_token_s}, {"decode_tokens_per_s", decode_rate},
+            {"total_tokens_per_s", static_cast<double>(o.tokens) / total_s}, {"peak_rss_bytes", rss},
+            {"read_bandwidth_bytes_per_s", bandwidth}, {"weight_bytes_per_step", weight_bytes},
+            {"bandwidth_bound_tokens_per_s", bound}, {"share_of_bound", decode_rate / bound}};
+        std::cout << report.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << fmt::format("model                {} ({}, {} prompt tokens, {} new)\n", o.model,
+                             path, encoded.size(), o.tokens)
+              << fmt::format("build                {:.3f} s\n", build_s)
+              << fmt::format("prompt (1st token)   {:.3f} s\n", first_token_s)
+              << fmt::format("decode               {:.1f} tokens/s ({} tokens in {:.2f} s)\n", decode_rate,
+                             o.tokens > 0 ? o.tokens - 1 : 0, decode_s)
+              << fmt::format("peak RSS             {:.0f} MB\n", rss / 1e6)
+              << fmt::format("read bandwidth       {:.1f} GB/s\n", bandwidth / 1e9)
+              << fmt::format("bound                {:.1f} tokens/s ({:.0f} MB of weights per step); decode reaches {:.0f}%\n",
+                             bound, weight_bytes / 1e6, 100.0 * decode_rate / bound);
+    return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Time the tokenizer, the GPT-2 build, a training-mode forward pass and greedy generation.", "llmfs-bench"};
+    CLI::App app{"Time the expensive steps: with no subcommand the tokenizer, the GPT-2 build, a forward pass and\n"
+                 "greedy generation; `mha` the attention variants; `generate` decoding speed against memory bandwidth.",
+                 "llmfs-bench"};
     int repeat = 3;
     std::string model_name = "gpt2-small";
+    const auto models = CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"});
     app.add_option("--repeat", repeat, "runs per step")->capture_default_str()->check(CLI::Range(1, 100));
-    app.add_option("--model", model_name, "model size")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));
-    return run_tool(app, argc, argv, [&] {
-        const GPTConfig cfg = GPTConfig::by_name(model_name);
-        std::optional<Gpt2Tokenizer> tokenizer;
-        time_step("load tokenizer (with SHA-256 checks)", repeat, [&] { tokenizer = Gpt2Tokenizer::load_default(); });
-        const IdArray<2> batch = encode_batch(*tokenizer, {"Every effort moves you", "Every day holds a"});
+    app.add_option("--model", model_name, "model size")->capture_default_str()->check(models);
 
-        Generator gen;
-        std::optional<GPTModel> model;
-        time_step(fmt::format("build {} (seed 123)", model_name), repeat, [&] {
-            model.reset();
-            gen.manual_seed(123);
-            model.emplace(gen, cfg);
-        });
-        time_step("forward [2, 4], training mode", repeat, [&] { model->forward(batch); });
-        model->train(false);
-        const auto prompt = tokenizer->encode("Hello, I am");
-        const IdArray<2> idx = xt::adapt(prompt, std::array<std::size_t, 2>{1, prompt.size()});
-        time_step("generate 6 tokens from \"Hello, I am\"", repeat,
-                  [&] { generate_text_simple(*model, idx, 6, cfg.context_length); });
-        return 0;
+    MhaOptions mha_opt;
+    auto* mha_cmd = app.add_subcommand("mha", "forward time of causal multi-head attention variants: NAME: N ms (G GFLOP/s)");
+    mha_cmd->add_option("--batch", mha_opt.batch, "B")->capture_default_str()->check(CLI::Range(1, 4096));
+    mha_cmd->add_option("--tokens", mha_opt.tokens, "T")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+    mha_cmd->add_option("--dim", mha_opt.dim, "D (d_in = d_out)")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+    mha_cmd->add_option("--heads", mha_opt.heads, "H")->capture_default_str()->check(CLI::Range(1, 1024));
+    mha_cmd->add_option("--repeat", mha_opt.repeat, "runs per variant (the median is shown)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100));
+    mha_cmd->add_flag("--json", mha_opt.json, "print one JSON object instead");
+
+    GenerateOptions gen_opt;
+    auto* gen_cmd = app.add_subcommand("generate", "build time, prompt time, decode tokens/s, peak RSS, memory bandwidth");
+    gen_cmd->add_option("--tokens", gen_opt.tokens, "new tokens")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    auto* kv = gen_cmd->add_flag("--kv-cache", gen_opt.kv_cache, "decode with the KV cache");
+    gen_cmd->add_flag("--teaching", gen_opt.teaching, "no cache, through the chapter's GPTModel.forward (as llmfs-generate --teaching)")
+        ->excludes(kv);
+    gen_cmd->add_option("--model", gen_opt.model, "model size")->capture_default_str()->check(models);
+    gen_cmd->add_option("--prompt", gen_opt.prompt, "text to continue")->capture_default_str();
+    gen_cmd->add_flag("--json", gen_opt.json, "print one JSON object instead");
+
+    return run_tool(app, argc, argv, [&] {
+        if (*mha_cmd) return mha(mha_opt);
+        if (*gen_cmd) return generate(gen_opt);
+        return overview(model_name, repeat);
     });
 }

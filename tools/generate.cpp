@@ -1,6 +1,11 @@
 // llmfs-generate: build GPT-2 from a seed, exactly as PyTorch's GPTModel(cfg) after
 // torch.manual_seed(seed), and continue a prompt greedily with generate_text_simple (4.7).
-// Prints the token ids (prompt and continuation) on one line, then the decoded text.
+// Prints the token ids (prompt and continuation) on one line, then the decoded text. Three ways to
+// decode, all giving the same tokens (tests/generate_test.cpp):
+//   (default)    the no-cache algorithm through the fast kernels (generate_text_simple_fast);
+//   --kv-cache   the book's bonus KV cache (generate_text_simple_cached): several times faster;
+//   --teaching   the chapter's GPTModel::forward at every step (generate_text_simple): the slowest.
+// The speed goes to stderr.
 #include <chrono>
 #include <cstdint>
 #include <iostream>
@@ -13,6 +18,7 @@
 
 #include "llmfs/cli.hpp"
 #include "llmfs/gpt.hpp"
+#include "llmfs/kv_cache.hpp"
 #include "llmfs/notebook.hpp"
 
 using namespace llmfs;
@@ -24,6 +30,8 @@ struct Options {
     int max_new_tokens = 6;
     std::uint64_t seed = 123;
     std::string model = "gpt2-small";
+    bool kv_cache = false;
+    bool teaching = false;
 };
 
 int run(const Options& opt) {
@@ -46,10 +54,17 @@ int run(const Options& opt) {
 
     const IdArray<2> idx = xt::adapt(encoded, std::array<std::size_t, 2>{1, encoded.size()});  // [1, T]
     const auto max_new = static_cast<std::size_t>(opt.max_new_tokens);
-    const IdArray<2> out = generate_text_simple(model, idx, max_new, cfg.context_length, [&](std::size_t step) {
+    const auto progress = [&](std::size_t step) {
         std::cerr << fmt::format("\rgenerating: token {}/{}", step, max_new) << std::flush;
-    });
+    };
+    const auto gen_start = std::chrono::steady_clock::now();
+    const IdArray<2> out = opt.kv_cache   ? generate_text_simple_cached(model, idx, max_new, cfg.context_length, progress)
+                           : opt.teaching ? generate_text_simple(model, idx, max_new, cfg.context_length, progress)
+                                          : generate_text_simple_fast(model, idx, max_new, cfg.context_length, progress);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
     if (max_new > 0) std::cerr << "\n";
+    std::cerr << fmt::format("{} new tokens in {:.2f} s ({:.1f} tokens/s)\n", max_new, seconds,
+                             seconds > 0 ? static_cast<double>(max_new) / seconds : 0.0);
 
     const std::vector<std::int64_t> ids(out.begin(), out.end());
     std::cout << fmt::format("{}\n", fmt::join(ids, " ")) << tokenizer.decode(ids) << "\n";
@@ -73,5 +88,12 @@ int main(int argc, char** argv) {
     app.add_option("--model", opt.model, "model size (exercise 4.2)")
         ->capture_default_str()
         ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));
+    auto* kv = app.add_flag("--kv-cache", opt.kv_cache,
+                            "decode with a key/value cache (the book's ch04/03_kv-cache bonus): the same tokens, faster");
+    app.add_flag("--teaching", opt.teaching,
+                 "run the chapter's GPTModel.forward on the whole window at every step, as the book's\n"
+                 "generate_text_simple does (the same tokens, slower; default: the same algorithm\n"
+                 "through the fast kernels)")
+        ->excludes(kv);
     return run_tool(app, argc, argv, [&] { return run(opt); });
 }

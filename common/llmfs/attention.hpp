@@ -50,6 +50,11 @@ struct MultiHeadAttentionWrapper {
     Tensor<3> forward(const Tensor<3>& x) const;  // x [B, T, d_in] -> [B, T, NH * d_out]
 };
 
+// The core of the multi-head classes, per head: softmax((Q K^T).masked_fill(mask, -inf) / sqrt(hs))
+// with dropout, then @ V.  queries, keys, values [B, NH, T, hs] -> [B, NH, T, hs]
+Tensor<4> causal_attention(const Tensor<4>& queries, const Tensor<4>& keys, const Tensor<4>& values,
+                           const BoolArray<2>& mask, const Dropout& dropout);
+
 // 3.6.2: one set of projections split into heads, then an output projection
 struct MultiHeadAttention {
     std::size_t d_out, num_heads, head_dim;  // d_out = NH * hs
@@ -63,6 +68,21 @@ struct MultiHeadAttention {
     Tensor<3> forward(const Tensor<3>& x) const;  // x [B, T, d_in] -> [B, T, d_out]
     void train(bool on) { dropout.train(on); }
     std::size_t num_parameters() const;
+};
+
+// The bonus notebook "Comparing Efficient Multi-Head Attention Implementations"
+// (ch03/02_bonus_efficient-multihead-attention): queries, keys and values from one Linear.
+struct MultiHeadAttentionCombinedQKV {
+    std::size_t d_out, num_heads, head_dim;
+    Linear qkv;   // d_in -> 3 * d_out
+    Linear proj;  // d_out -> d_out, with bias
+    Dropout dropout;
+    BoolArray<2> mask;  // [context_length, context_length]
+
+    MultiHeadAttentionCombinedQKV(Generator& gen, std::size_t d_in, std::size_t d_out, std::size_t num_heads,
+                                  std::size_t context_length, double dropout = 0.0, bool qkv_bias = false);
+    Tensor<3> forward(const Tensor<3>& x) const;  // x [B, T, d_in] -> [B, T, d_out]
+    void train(bool on) { dropout.train(on); }
 };
 
 }  // namespace llmfs

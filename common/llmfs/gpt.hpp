@@ -117,6 +117,10 @@ struct DummyGPTModel {
 // the same number of tokens.  -> [B, T]
 IdArray<2> encode_batch(const Gpt2Tokenizer& tokenizer, const std::vector<std::string>& texts);
 
+// 4.7's choice of the next token from one row of logits [V]: torch.argmax(torch.softmax(logits,
+// dim=-1)), the first index of the largest probability.
+std::int64_t greedy_token(const float* logits, std::size_t vocab);
+
 // 4.7: greedy decoding. idx [B, T] -> [B, T + max_new_tokens]; the model sees at most the last
 // context_size tokens. on_token(step) is called after each new token.
 IdArray<2> generate_text_simple(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,

@@ -7,6 +7,15 @@
 
 namespace llmfs {
 
+// Freed memory goes back to the system by default when a block is large (glibc unmaps every block
+// over 32 MB), so the next tensor of that size faults every page in again. The attention scores of
+// 8 x 12 heads x 1024 x 1024 are 400 MB, made and freed several times per forward pass: page faults
+// were 90% of the chapter-3 class's time (llmfs-bench mha: 10.1 s, then 1.1 s). Called once at the
+// start of every program (run_chapter, run_tool): glibc keeps freed blocks for reuse (a program's
+// memory then stays at its peak until it exits, which the peak RSS counts anyway); elsewhere
+// (macOS's allocator, musl) a no-op. It changes no values, only where tensors live.
+void reuse_freed_memory();
+
 // Best effort: on kernels without MADV_POPULATE_WRITE it does nothing; outside Linux it is a no-op.
 void prefault(void* data, std::size_t bytes);
 

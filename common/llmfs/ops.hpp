@@ -245,6 +245,10 @@ Tensor<N> var_keepdim(const Tensor<N>& t, int dim, bool unbiased = true) {
 
 // ---- softmax -----------------------------------------------------------------------------------
 
+// vec::reduce_all with +, the sum softmax_row takes: fewer than 8 values added in order, else
+// lane-wise over 8-float vectors, the tail folded into the first lanes, then the lanes pairwise.
+float reduce_all_sum(const float* x, std::size_t n);
+
 // y = exp(x - max) / sum(exp(x - max)) over one contiguous row of n floats, as PyTorch's CPU
 // kernel (_vec_softmax_lastdim) computes it.
 void softmax_row(const float* x, float* y, std::size_t n);
