@@ -50,7 +50,7 @@ TEST_CASE("parse_annotated: one program cell per '# C++:' line, with its section
     CHECK(cells[1].output == "torch.Size([2, 6, 4])\n\ntensor([[[1.]]])\n");  // blank lines inside output stay
 }
 
-TEST_CASE("map_cell: by code, whatever the comments and line breaks; nothing for unrelated code") {
+TEST_CASE("map_cell: by code, whatever the comments and line breaks, and nothing for unrelated code") {
     const auto cells = parse_annotated("ch03_naive_attention", kAnnotated);
     NotebookCell translated;
     translated.code = "query = inputs[1] # 두 번째 토큰\nprint(query)";
