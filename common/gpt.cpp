@@ -183,14 +183,17 @@ std::int64_t greedy_token(const float* logits, std::size_t vocab) {
     return std::max_element(probas.begin(), probas.end()) - probas.begin();  // torch.argmax: the first max
 }
 
+IdArray<2> last_tokens(const IdArray<2>& idx, std::size_t context_size) {
+    const std::size_t n_tokens = idx.shape()[1];
+    return xt::view(idx, xt::all(), xt::range(n_tokens > context_size ? n_tokens - context_size : 0, n_tokens));
+}
+
 IdArray<2> generate_text_simple(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
                                 std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
     const std::size_t batch = idx.shape()[0];
     for (std::size_t step = 0; step < max_new_tokens; ++step) {
-        const std::size_t n_tokens = idx.shape()[1];
-        const std::size_t start = n_tokens > context_size ? n_tokens - context_size : 0;
-        const IdArray<2> idx_cond = xt::view(idx, xt::all(), xt::range(start, n_tokens));  // idx[:, -context_size:]
-        const auto logits = model.forward(idx_cond);                                        // [B, T, V]
+        const IdArray<2> idx_cond = last_tokens(idx, context_size);  // idx[:, -context_size:]
+        const auto logits = model.forward(idx_cond);                 // [B, T, V]
         const std::size_t t_last = logits.size(1) - 1, vocab = logits.size(2);
 
         IdArray<2> next = IdArray<2>::from_shape({batch, 1});

@@ -128,11 +128,6 @@ void check_context_size(const GPTModel& model, std::size_t context_size) {
                                     std::to_string(model.cfg.context_length));
 }
 
-IdArray<2> last_tokens(const IdArray<2>& idx, std::size_t context_size) {  // idx[:, -context_size:]
-    const std::size_t n = idx.shape()[1];
-    return xt::view(idx, xt::all(), xt::range(n > context_size ? n - context_size : 0, n));
-}
-
 // torch.argmax(logits[:, -1, :], dim=-1, keepdim=True) for last-position logits [B, 1, V].
 IdArray<2> greedy_next(const Array<3>& logits) {
     const std::size_t batch = logits.shape()[0];

@@ -121,6 +121,9 @@ IdArray<2> encode_batch(const Gpt2Tokenizer& tokenizer, const std::vector<std::s
 // dim=-1)), the first index of the largest probability.
 std::int64_t greedy_token(const float* logits, std::size_t vocab);
 
+// idx[:, -context_size:]: the last context_size tokens of idx [B, T] (all of them if fewer).
+IdArray<2> last_tokens(const IdArray<2>& idx, std::size_t context_size);
+
 // 4.7: greedy decoding. idx [B, T] -> [B, T + max_new_tokens]; the model sees at most the last
 // context_size tokens. on_token(step) is called after each new token.
 IdArray<2> generate_text_simple(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
