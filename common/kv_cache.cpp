@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "llmfs/kernels.hpp"
 
@@ -171,6 +172,25 @@ IdArray<2> generate_text_simple_cached(const GPTModel& model, IdArray<2> idx, st
             logits = forward_cached(model, last_tokens(idx, context_size), cache, true);
         }
     }
+}
+
+const char* describe(DecodePath path) {
+    switch (path) {
+        case DecodePath::fast: return "no cache, fast kernels";
+        case DecodePath::kv_cache: return "KV cache";
+        case DecodePath::teaching: return "no cache, teaching path";
+    }
+    throw std::invalid_argument("describe: unknown DecodePath");
+}
+
+IdArray<2> generate_greedy(DecodePath path, const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
+                           std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
+    switch (path) {
+        case DecodePath::fast: return generate_text_simple_fast(model, std::move(idx), max_new_tokens, context_size, on_token);
+        case DecodePath::kv_cache: return generate_text_simple_cached(model, std::move(idx), max_new_tokens, context_size, on_token);
+        case DecodePath::teaching: return generate_text_simple(model, std::move(idx), max_new_tokens, context_size, on_token);
+    }
+    throw std::invalid_argument("generate_greedy: unknown DecodePath");
 }
 
 }  // namespace llmfs

@@ -1,8 +1,10 @@
 // The KV cache, and the fast no-cache path, against the no-cache teaching path: the same logits
-// (within rounding) and the same generated tokens, token for token, at several lengths, including past the context length where
-// the no-cache path crops. Tiny configurations keep it fast; tests/generate_test.cpp checks the
-// full-size models against PyTorch's tokens with --kv-cache.
+// (within rounding) and the same generated tokens, token for token, at several lengths, including
+// past the context length where the no-cache path crops. Tiny configurations keep it fast;
+// tests/generate_test.cpp checks the full-size models against PyTorch's tokens on every path.
 #include <catch2/catch.hpp>
+
+#include <string>
 
 #include <xtensor/xrandom.hpp>
 
@@ -89,6 +91,22 @@ TEST_CASE("a context_size below the model's crops the same way with and without 
     const auto uncached = generate_text_simple(model, ids, 20, 6);
     CHECK((generate_text_simple_cached(model, ids, 20, 6) == uncached));
     CHECK((generate_text_simple_fast(model, ids, 20, 6) == uncached));
+}
+
+TEST_CASE("generate_greedy runs the path it names") {
+    const EvalModel m(5, tiny());
+    const GPTModel& model = m.model;
+    const IdArray<2> ids = prompt(1, 3, 9, 50);
+    const auto expected = generate_text_simple(model, ids, 20, 6);
+    for (const DecodePath path : {DecodePath::fast, DecodePath::kv_cache, DecodePath::teaching}) {
+        DYNAMIC_SECTION(describe(path)) {
+            std::size_t steps = 0;
+            CHECK((generate_greedy(path, model, ids, 20, 6, [&](std::size_t step) { steps = step; }) == expected));
+            CHECK(steps == 20);
+        }
+    }
+    CHECK(std::string(describe(DecodePath::kv_cache)) == "KV cache");
+    CHECK_THROWS_WITH(generate_greedy(DecodePath::fast, model, ids, 3, 0), Catch::Contains("context"));
 }
 
 TEST_CASE("the cache reports misuse") {

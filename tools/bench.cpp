@@ -126,8 +126,7 @@ int mha(const MhaOptions& o) {
 
 struct GenerateOptions {
     std::size_t tokens = 200;
-    bool kv_cache = false;
-    bool teaching = false;
+    DecodePath path = DecodePath::fast;  // --kv-cache, --teaching
     std::string model = "gpt2-small";
     std::string prompt = "Hello, I am";
     bool json = false;
@@ -191,18 +190,12 @@ int generate(const GenerateOptions& o) {
     const auto on_token = [&](std::size_t step) {
         if (step == 1) first_token_s = seconds_since(start);
     };
-    if (o.kv_cache) {
-        generate_text_simple_cached(model, idx, o.tokens, cfg.context_length, on_token);
-    } else if (o.teaching) {
-        generate_text_simple(model, idx, o.tokens, cfg.context_length, on_token);
-    } else {
-        generate_text_simple_fast(model, idx, o.tokens, cfg.context_length, on_token);
-    }
+    generate_greedy(o.path, model, idx, o.tokens, cfg.context_length, on_token);
     const double total_s = seconds_since(start);
     const double decode_s = total_s - first_token_s;
     const double decode_rate = o.tokens > 1 && decode_s > 0 ? static_cast<double>(o.tokens - 1) / decode_s : 0.0;
     const double rss = peak_rss_bytes();
-    const char* path = o.kv_cache ? "KV cache" : o.teaching ? "no cache, teaching path" : "no cache, fast kernels";
+    const char* path = describe(o.path);
 
     // A decoding step reads every weight once, except the embedding tables (one row each).
     const double weight_bytes = static_cast<double>(model.num_parameters() - model.tok_emb.weight.data.size() -
@@ -259,8 +252,9 @@ int main(int argc, char** argv) {
     GenerateOptions gen_opt;
     auto* gen_cmd = app.add_subcommand("generate", "build time, prompt time, decode tokens/s, peak RSS, memory bandwidth");
     gen_cmd->add_option("--tokens", gen_opt.tokens, "new tokens")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-    auto* kv = gen_cmd->add_flag("--kv-cache", gen_opt.kv_cache, "decode with the KV cache");
-    gen_cmd->add_flag("--teaching", gen_opt.teaching, "no cache, through the chapter's GPTModel.forward (as llmfs-generate --teaching)")
+    auto* kv = gen_cmd->add_flag_callback("--kv-cache", [&] { gen_opt.path = DecodePath::kv_cache; }, "decode with the KV cache");
+    gen_cmd->add_flag_callback("--teaching", [&] { gen_opt.path = DecodePath::teaching; },
+                               "no cache, through the chapter's GPTModel.forward (as llmfs-generate --teaching)")
         ->excludes(kv);
     gen_cmd->add_option("--model", gen_opt.model, "model size")->capture_default_str()->check(models);
     gen_cmd->add_option("--prompt", gen_opt.prompt, "text to continue")->capture_default_str();

@@ -30,8 +30,7 @@ struct Options {
     int max_new_tokens = 6;
     std::uint64_t seed = 123;
     std::string model = "gpt2-small";
-    bool kv_cache = false;
-    bool teaching = false;
+    DecodePath path = DecodePath::fast;  // --kv-cache, --teaching
 };
 
 int run(const Options& opt) {
@@ -58,9 +57,7 @@ int run(const Options& opt) {
         std::cerr << fmt::format("\rgenerating: token {}/{}", step, max_new) << std::flush;
     };
     const auto gen_start = std::chrono::steady_clock::now();
-    const IdArray<2> out = opt.kv_cache   ? generate_text_simple_cached(model, idx, max_new, cfg.context_length, progress)
-                           : opt.teaching ? generate_text_simple(model, idx, max_new, cfg.context_length, progress)
-                                          : generate_text_simple_fast(model, idx, max_new, cfg.context_length, progress);
+    const IdArray<2> out = generate_greedy(opt.path, model, idx, max_new, cfg.context_length, progress);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
     if (max_new > 0) std::cerr << "\n";
     std::cerr << fmt::format("{} new tokens in {:.2f} s ({:.1f} tokens/s)\n", max_new, seconds,
@@ -88,12 +85,12 @@ int main(int argc, char** argv) {
     app.add_option("--model", opt.model, "model size (exercise 4.2)")
         ->capture_default_str()
         ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));
-    auto* kv = app.add_flag("--kv-cache", opt.kv_cache,
-                            "decode with a key/value cache (the book's ch04/03_kv-cache bonus): the same tokens, faster");
-    app.add_flag("--teaching", opt.teaching,
-                 "run the chapter's GPTModel.forward on the whole window at every step, as the book's\n"
-                 "generate_text_simple does (the same tokens, slower; default: the same algorithm\n"
-                 "through the fast kernels)")
+    auto* kv = app.add_flag_callback("--kv-cache", [&] { opt.path = DecodePath::kv_cache; },
+                                     "decode with a key/value cache (the book's ch04/03_kv-cache bonus): the same tokens, faster");
+    app.add_flag_callback("--teaching", [&] { opt.path = DecodePath::teaching; },
+                          "run the chapter's GPTModel.forward on the whole window at every step, as the book's\n"
+                          "generate_text_simple does (the same tokens, slower; default: the same algorithm\n"
+                          "through the fast kernels)")
         ->excludes(kv);
     return run_tool(app, argc, argv, [&] { return run(opt); });
 }
