@@ -64,7 +64,7 @@ const std::map<std::string, std::function<std::string(Generator&)>> kCases = {
 
 }  // namespace
 
-TEST_CASE("layers print what PyTorch prints") {
+TEST_CASE("layers print what PyTorch prints", "[blas]") {
     const auto golden = load_cases();
     REQUIRE(golden.size() == 2 * kCases.size());
     for (const auto& [name, run] : kCases) {

@@ -4,8 +4,8 @@
 # With -DGOLDEN_DIFF=<golden_diff> the comparison is golden_diff's instead, with its options in
 # -DDIFF_OPTIONS (space-separated): --rel-tol x lets numbers printed at full precision differ by that
 # relative tolerance; --strip-annotations ignores what --annotate adds; --close accepts an output
-# close to the golden (non-x86 CPUs). Other text must still match exactly. With -DOUTCOME_FILE=path,
-# the verdict (exact, tolerance or close; see golden_diff.cpp) is written there. In a cross-build,
+# close to the golden (another OpenBLAS kernel than the goldens'). Other text must still match exactly. With -DOUTCOME_FILE=path,
+# the verdict (exact, tolerance or close, and the OpenBLAS kernel; see golden_diff.cpp) is written there. In a cross-build,
 # -DEMULATOR=<command;args> (CMAKE_CROSSCOMPILING_EMULATOR) runs PROGRAM and golden_diff.
 execute_process(COMMAND ${EMULATOR} ${PROGRAM} ${ARGS}
                 OUTPUT_VARIABLE actual ERROR_VARIABLE errors RESULT_VARIABLE code)
@@ -16,9 +16,12 @@ if(NOT EXISTS "${GOLDEN}")
   message(FATAL_ERROR "golden file ${GOLDEN} is missing")
 endif()
 file(READ "${GOLDEN}" expected)
-if(DEFINED GOLDEN_DIFF AND NOT actual STREQUAL expected)
-  get_filename_component(name "${GOLDEN}" NAME)
-  set(actual_file "${CMAKE_CURRENT_BINARY_DIR}/actual-${name}")
+# Where a differing output is kept for a look: one file per test (tests run in parallel).
+get_filename_component(name "${GOLDEN}" NAME_WE)
+string(MD5 run_id "${PROGRAM};${ARGS};${GOLDEN};${DIFF_OPTIONS}")
+string(SUBSTRING "${run_id}" 0 8 run_id)
+set(actual_file "${CMAKE_CURRENT_BINARY_DIR}/actual-${name}-${run_id}.txt")
+if(DEFINED GOLDEN_DIFF AND (OUTCOME_FILE OR NOT actual STREQUAL expected))
   file(WRITE "${actual_file}" "${actual}")
   separate_arguments(options UNIX_COMMAND "${DIFF_OPTIONS}")
   execute_process(COMMAND ${EMULATOR} ${GOLDEN_DIFF} ${options} "${GOLDEN}" "${actual_file}"
@@ -28,15 +31,10 @@ if(DEFINED GOLDEN_DIFF AND NOT actual STREQUAL expected)
   endif()
   set(outcome "${verdict}")
 elseif(NOT actual STREQUAL expected)
-  get_filename_component(name "${GOLDEN}" NAME)
-  set(actual_file "${CMAKE_CURRENT_BINARY_DIR}/actual-${name}")
   file(WRITE "${actual_file}" "${actual}")
   execute_process(COMMAND diff -u "${GOLDEN}" "${actual_file}" OUTPUT_VARIABLE delta)
   message(FATAL_ERROR "output of ${PROGRAM} ${ARGS} differs from ${GOLDEN}:\n${delta}")
 endif()
 if(OUTCOME_FILE)
-  if(NOT DEFINED outcome)
-    set(outcome "exact\n")
-  endif()
   file(WRITE "${OUTCOME_FILE}" "${outcome}")
 endif()

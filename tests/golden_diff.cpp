@@ -6,8 +6,10 @@
 // with the blank line before them, ">>> " code lines and "# C++: " / "# Note: " lines.
 // --close (for other CPUs than x86, whose BLAS rounds differently) also accepts an ACTUAL that is
 // close to GOLDEN by llmfs::compare_outputs, llmfs-nbcheck's rule.
-// Prints the verdict on stdout: "exact" (byte-identical), "tolerance" (equal but for full-precision
-// numbers within TOL), "close" (with the first line that differs) or "differ".
+// Prints the verdict on stdout, then the OpenBLAS kernel that computed the products (golden_diff
+// runs in the program's environment, so OpenBLAS picks the same one): "exact KERNEL"
+// (byte-identical), "tolerance KERNEL" (equal but for full-precision numbers within TOL), "close
+// KERNEL (first line that differs)" or "differ KERNEL".
 // Exit 0 if equal (or close, with --close), 1 with the differing lines on stderr, 2 on usage errors.
 #include <algorithm>
 #include <cmath>
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "llmfs/blas.hpp"
 #include "llmfs/compare.hpp"
 
 namespace {
@@ -95,8 +98,9 @@ int main(int argc, char** argv) {
     try {
         const auto golden = lines_of(files[0].c_str());
         const auto actual = strip ? strip_annotations(lines_of(files[1].c_str())) : lines_of(files[1].c_str());
+        const std::string kernel = llmfs::blas_kernel();
         if (golden == actual) {
-            std::cout << "exact\n";
+            std::cout << "exact " << kernel << "\n";
             return 0;
         }
         std::ostringstream report;
@@ -114,19 +118,20 @@ int main(int argc, char** argv) {
             }
         }
         if (bad == 0) {
-            std::cout << "tolerance\n";
+            std::cout << "tolerance " << kernel << "\n";
             return 0;
         }
         if (close_ok) {
             const auto comparison = llmfs::compare_outputs(joined(golden), joined(actual));
             if (comparison.verdict == llmfs::Verdict::close) {
-                std::cout << "close (first at line " << comparison.line << ": golden \"" << comparison.expected_line
+                std::cout << "close " << kernel << " (first at line " << comparison.line << ": golden \"" << comparison.expected_line
                           << "\", actual \"" << comparison.actual_line << "\"; " << bad << " line(s) differ)\n";
                 return 0;
             }
         }
-        std::cout << "differ\n";
+        std::cout << "differ " << kernel << "\n";
         std::cerr << report.str();
+        if (const std::string note = llmfs::blas_kernel_note(); !note.empty()) std::cerr << "(" << note << ")\n";
         return 1;
     } catch (const std::exception& e) {
         std::cerr << "golden_diff: " << e.what() << "\n";

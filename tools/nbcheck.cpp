@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "llmfs/blas.hpp"
 #include "llmfs/cli.hpp"
 #include "llmfs/nbcheck.hpp"
 #include "llmfs/process.hpp"
@@ -148,6 +149,14 @@ int run(const std::string& notebook_path, const std::string& bernoulli, bool sho
     }
 
     const llmfs::Summary summary = llmfs::summarize(check.results);
+    // Why a cell can be close: the BLAS kernels behind the two outputs' matrix products.
+    const std::string blas_kernel_note = llmfs::blas_kernel_note();
+    const std::string blas_note =
+        "close: " + (blas_kernel_note.empty() ? "products computed by OpenBLAS's " + llmfs::blas_kernel() +
+                                                    " kernel, the one the suite's expected outputs were printed with"
+                                              : blas_kernel_note) +
+        "; a notebook's products come from its own BLAS (MKL on Intel Linux, Accelerate on macOS), "
+        "which can round a last digit differently too";
     if (as_json) {
         nlohmann::json cells = nlohmann::json::array();
         for (const CellResult& r : check.results) {
@@ -162,13 +171,15 @@ int run(const std::string& notebook_path, const std::string& bernoulli, bool sho
             if (!r.diff.empty()) cell["diff"] = r.diff;
             cells.push_back(cell);
         }
-        const nlohmann::json report{
+        nlohmann::json report{
             {"notebook", notebook_path},
             {"bernoulli", {{"mode", bernoulli}, {"kernel", kernel}, {"why", kernel_note}}},
+            {"blas", {{"kernel", llmfs::blas_kernel()}, {"golden_kernel", llmfs::golden_blas_kernel()}}},
             {"cells", cells},
             {"summary",
              {{"match", summary.match}, {"close", summary.close}, {"differ", summary.differ},
               {"not_covered", summary.not_covered}, {"covered", summary.covered()}, {"line", llmfs::summary_line(summary)}}}};
+        if (summary.close > 0) report["blas"]["note"] = blas_note;
         std::cout << report.dump(2) << '\n';
     } else {
         std::cout << notebook_path << ": dropout kernel " << kernel << " (" << kernel_note << ")\n";
@@ -183,6 +194,7 @@ int run(const std::string& notebook_path, const std::string& bernoulli, bool sho
             }
             if (show_diff && !r.diff.empty()) std::cout << r.diff;
         }
+        if (summary.close > 0) std::cout << blas_note << '\n';
         std::cout << llmfs::summary_line(summary) << '\n';
     }
     std::cout.flush();
