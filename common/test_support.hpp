@@ -14,8 +14,8 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
-#include "llmfs/blas.hpp"
-#include "llmfs/compare.hpp"
+#include "llmfs/torch/blas.hpp"
+#include "llmfs/app/compare.hpp"
 
 namespace llmfs::testing {
 

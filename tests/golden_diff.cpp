@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "llmfs/blas.hpp"
-#include "llmfs/compare.hpp"
+#include "llmfs/torch/blas.hpp"
+#include "llmfs/app/compare.hpp"
 
 namespace {
 

@@ -21,11 +21,12 @@
 
 #include <sys/resource.h>
 
-#include "llmfs/cli.hpp"
-#include "llmfs/gpt.hpp"
-#include "llmfs/kernels.hpp"
-#include "llmfs/kv_cache.hpp"
-#include "llmfs/memory.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/gpt.hpp"
+#include "llmfs/fast/kernels.hpp"
+#include "llmfs/nn/fast_multihead_attention.hpp"
+#include "llmfs/nn/kv_cache.hpp"
+#include "llmfs/fast/memory.hpp"
 
 using namespace llmfs;
 

@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "llmfs/blas.hpp"
-#include "llmfs/cli.hpp"
-#include "llmfs/data_dir.hpp"
-#include "llmfs/exercise.hpp"
+#include "llmfs/torch/blas.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/text/data_dir.hpp"
+#include "llmfs/app/exercise.hpp"
 
 using namespace llmfs;
 namespace fs = std::filesystem;

@@ -16,10 +16,10 @@
 #include <fmt/ranges.h>
 #include <xtensor/xadapt.hpp>
 
-#include "llmfs/cli.hpp"
-#include "llmfs/gpt.hpp"
-#include "llmfs/kv_cache.hpp"
-#include "llmfs/notebook.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/gpt.hpp"
+#include "llmfs/nn/kv_cache.hpp"
+#include "llmfs/app/notebook.hpp"
 
 using namespace llmfs;
 

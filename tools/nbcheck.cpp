@@ -6,7 +6,7 @@
 //
 // Runs every chapter program once with --annotate (those that draw dropout once more with the
 // other kernel under --bernoulli auto), maps the notebook's cells onto the programs' cells by their
-// code (common/nbcheck.cpp) and compares the outputs (common/compare.cpp).
+// code (common/app/nbcheck.cpp) and compares the outputs (common/app/compare.cpp).
 // Exit status: 0 when no cell differs, 1 when one does or a program fails, 2 for bad input.
 #include <fstream>
 #include <iostream>
@@ -19,10 +19,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "llmfs/blas.hpp"
-#include "llmfs/cli.hpp"
-#include "llmfs/nbcheck.hpp"
-#include "llmfs/process.hpp"
+#include "llmfs/torch/blas.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/app/nbcheck.hpp"
+#include "llmfs/app/process.hpp"
 
 namespace {
 

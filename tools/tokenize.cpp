@@ -20,8 +20,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "llmfs/cli.hpp"
-#include "llmfs/tokenizer.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/text/tokenizer.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 // 3.5.3 Implementing a compact causal attention class
 #include <cmath>
 
-#include "llmfs/attention.hpp"
-#include "llmfs/cli.hpp"
+#include "llmfs/nn/attention.hpp"
+#include "llmfs/app/cli.hpp"
 
 using namespace llmfs;
 

@@ -1,6 +1,6 @@
 // 3.5.2 Masking additional attention weights with dropout
-#include "llmfs/attention.hpp"
-#include "llmfs/cli.hpp"
+#include "llmfs/nn/attention.hpp"
+#include "llmfs/app/cli.hpp"
 
 using namespace llmfs;
 

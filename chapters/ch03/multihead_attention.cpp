@@ -1,7 +1,7 @@
 // 3.6.1 Stacking multiple single-head attention layers
 // 3.6.2 Implementing multi-head attention with weight splits
-#include "llmfs/attention.hpp"
-#include "llmfs/cli.hpp"
+#include "llmfs/nn/attention.hpp"
+#include "llmfs/app/cli.hpp"
 
 using namespace llmfs;
 

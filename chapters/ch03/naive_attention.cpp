@@ -1,7 +1,7 @@
 // 3.3.1 A simple self-attention mechanism without trainable weights
 // 3.3.2 Computing attention weights for all input tokens
-#include "llmfs/attention.hpp"
-#include "llmfs/cli.hpp"
+#include "llmfs/nn/attention.hpp"
+#include "llmfs/app/cli.hpp"
 
 using namespace llmfs;
 

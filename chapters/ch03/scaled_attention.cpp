@@ -2,8 +2,8 @@
 // 3.4.2 Implementing a compact SelfAttention class
 #include <cmath>
 
-#include "llmfs/attention.hpp"
-#include "llmfs/cli.hpp"
+#include "llmfs/nn/attention.hpp"
+#include "llmfs/app/cli.hpp"
 
 using namespace llmfs;
 

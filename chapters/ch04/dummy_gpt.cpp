@@ -1,6 +1,6 @@
 // 4.1 Coding an LLM architecture: the placeholder GPT model
-#include "llmfs/cli.hpp"
-#include "llmfs/gpt.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/gpt.hpp"
 
 using namespace llmfs;
 

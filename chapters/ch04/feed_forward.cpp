@@ -2,9 +2,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "llmfs/cli.hpp"
-#include "llmfs/gpt.hpp"
-#include "llmfs/plot.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/gpt.hpp"
+#include "llmfs/app/plot.hpp"
 
 using namespace llmfs;
 

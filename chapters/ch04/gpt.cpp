@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <xtensor/xadapt.hpp>
 
-#include "llmfs/cli.hpp"
-#include "llmfs/gpt.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/gpt.hpp"
 
 using namespace llmfs;
 

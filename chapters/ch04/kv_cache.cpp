@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <xtensor/xadapt.hpp>
 
-#include "llmfs/cli.hpp"
-#include "llmfs/kv_cache.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/kv_cache.hpp"
 
 using namespace llmfs;
 

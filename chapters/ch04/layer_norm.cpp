@@ -1,6 +1,6 @@
 // 4.2 Normalizing activations with layer normalization
-#include "llmfs/cli.hpp"
-#include "llmfs/gpt.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/gpt.hpp"
 
 using namespace llmfs;
 

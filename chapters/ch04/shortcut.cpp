@@ -1,8 +1,8 @@
 // 4.4 Adding shortcut connections
 #include <fmt/format.h>
 
-#include "llmfs/cli.hpp"
-#include "llmfs/shortcut.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/shortcut.hpp"
 
 using namespace llmfs;
 

@@ -1,6 +1,6 @@
 // 4.5 Connecting attention and linear layers in a transformer block
-#include "llmfs/cli.hpp"
-#include "llmfs/gpt.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/gpt.hpp"
 
 using namespace llmfs;
 

@@ -1,4 +1,4 @@
-"""Goldens for common/layers_test.cpp: each layer and op on inputs PyTorch draws, as printed.
+"""Goldens for common/nn/layers_test.cpp: each layer and op on inputs PyTorch draws, as printed.
 
     (cd tests/goldens && /usr/bin/python3 make_layer_goldens.py) > data/tests/layer_cases.txt
 

@@ -1,4 +1,4 @@
-"""Goldens of print(module) for common/module_test.cpp: data/tests/module_cases.txt.
+"""Goldens of print(module) for common/nn/module_test.cpp: data/tests/module_cases.txt.
 
     (cd tests/goldens && /usr/bin/python3 make_module_goldens.py) > data/tests/module_cases.txt
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generate data/tests/print_cases.txt: PyTorch's own `repr` text for many tensors.
 
-The goldens for common/print_test.cpp, which checks llmfs::format_tensor (a C++ port of
+The goldens for common/torch/print_test.cpp, which checks llmfs::format_tensor (a C++ port of
 torch/_tensor_str.py) and llmfs::python_float_repr against the real thing.
 
 Generated with PyTorch 1.13 (Debian's python3-torch, torch.__version__ == "1.13.0a0") printing as

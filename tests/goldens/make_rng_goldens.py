@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generate data/tests/rng_cases.txt: real PyTorch CPU generator output, as float32 bit patterns.
 
-The goldens for common/rng_test.cpp, which checks llmfs::Generator (torch.manual_seed, rand, randn,
+The goldens for common/torch/rng_test.cpp, which checks llmfs::Generator (torch.manual_seed, rand, randn,
 uniform_, normal_, bernoulli_) and init_linear_ / init_embedding_ (nn.Linear / nn.Embedding default
 init) bit for bit.
 

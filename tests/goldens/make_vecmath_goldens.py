@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generate data/tests/vecmath_cases.txt: real PyTorch torch.exp / torch.tanh output, as float32 bits.
 
-The goldens for common/vecmath_test.cpp, which runs llmfs::vec_exp / vec_tanh through every SLEEF
+The goldens for common/torch/vecmath_test.cpp, which runs llmfs::vec_exp / vec_tanh through every SLEEF
 kernel the machine has (AVX2 on x86-64, AdvSIMD on aarch64, the scalar builds) and states, per
 kernel, whether it gives PyTorch's bits.
 

@@ -29,9 +29,9 @@
 //   print("Input batch:\n", batch)
 //   print("\nOutput shape:", out.shape)
 //   print(out)
-#include "llmfs/cli.hpp"
-#include "llmfs/exercise.hpp"
-#include "llmfs/gpt.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/app/exercise.hpp"
+#include "llmfs/nn/gpt.hpp"
 
 using namespace llmfs;
 

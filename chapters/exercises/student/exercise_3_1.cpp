@@ -15,9 +15,9 @@
 //   # exercise 3.1: give sa_v1 the weights of sa_v2
 //   sa_v1(inputs)
 //   sa_v2(inputs)
-#include "llmfs/attention.hpp"
-#include "llmfs/cli.hpp"
-#include "llmfs/exercise.hpp"
+#include "llmfs/nn/attention.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/app/exercise.hpp"
 
 using namespace llmfs;
 

@@ -13,9 +13,9 @@
 //   context_vecs = mha(batch)
 //   print(context_vecs)
 //   print("context_vecs.shape:", context_vecs.shape)
-#include "llmfs/attention.hpp"
-#include "llmfs/cli.hpp"
-#include "llmfs/exercise.hpp"
+#include "llmfs/nn/attention.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/app/exercise.hpp"
 
 using namespace llmfs;
 

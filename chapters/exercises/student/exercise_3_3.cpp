@@ -12,9 +12,9 @@
 //       return sum(p.numel() for p in model.parameters() if p.requires_grad)
 //
 //   count_parameters(mha)
-#include "llmfs/attention.hpp"
-#include "llmfs/cli.hpp"
-#include "llmfs/exercise.hpp"
+#include "llmfs/nn/attention.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/app/exercise.hpp"
 
 using namespace llmfs;
 

@@ -14,10 +14,10 @@
 //   print(f"Total number of parameters in attention module: {total_params:,}")
 #include <fmt/format.h>
 
-#include "llmfs/cli.hpp"
-#include "llmfs/exercise.hpp"
-#include "llmfs/gpt.hpp"
-#include "llmfs/module.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/app/exercise.hpp"
+#include "llmfs/nn/gpt.hpp"
+#include "llmfs/nn/module.hpp"
 
 using namespace llmfs;
 

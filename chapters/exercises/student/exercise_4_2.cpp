@@ -40,9 +40,9 @@
 
 #include <fmt/format.h>
 
-#include "llmfs/cli.hpp"
-#include "llmfs/exercise.hpp"
-#include "llmfs/gpt.hpp"
+#include "llmfs/app/cli.hpp"
+#include "llmfs/app/exercise.hpp"
+#include "llmfs/nn/gpt.hpp"
 
 using namespace llmfs;
 

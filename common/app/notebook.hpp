@@ -1,0 +1,82 @@
+// Output the way a notebook shows it. By default only what the notebook's cells print, so that
+// `diff` against the notebook's outputs is clean; with --annotate also section headers and the
+// notebook code line behind each output, for reading along.
+#pragma once
+
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmfs/torch/tensor.hpp"
+
+namespace llmfs {
+
+// str() of the values Python's print() receives in the notebooks.
+inline std::string to_text(std::string_view s) { return std::string(s); }
+inline std::string to_text(const char* s) { return s; }
+inline std::string to_text(const std::string& s) { return s; }
+inline std::string to_text(double x) { return python_float_repr(x); }  // a Python float
+inline std::string to_text(std::size_t n) { return std::to_string(n); }  // a Python int
+// f"{n:,}": digits grouped by thousands with commas
+std::string with_commas(std::size_t n);
+template <std::size_t N>
+std::string to_text(const Tensor<N>& t) { return repr(t); }
+inline std::string to_text(const Size& s) { return repr(s); }
+template <std::size_t N>
+std::string to_text(const IdArray<N>& ids) { return repr(ids); }  // an int64 tensor
+// A Python list of ints, e.g. [15496, 11, 314, 716]
+std::string to_text(const std::vector<std::int64_t>& list);
+
+class Notebook {
+public:
+    explicit Notebook(bool annotate = false, std::ostream& out = std::cout) : annotate_(annotate), out_(out) {}
+
+    bool annotated() const { return annotate_; }
+
+    // A notebook heading, e.g. section("3.3.1 A simple self-attention mechanism without trainable weights").
+    void section(std::string_view title) {
+        if (annotate_) out_ << "\n## " << title << "\n";
+    }
+    // One notebook code cell, `python` exactly as the book's notebook has it: everything printed
+    // until the next code() is that cell's output. Under --annotate it shows as
+    //     # C++: chapters/ch03/naive_attention.cpp:19      (the C++ line that runs the cell)
+    //     >>> <each line of the cell's code>
+    // llmfs-nbcheck reads this to map a notebook's cells onto the programs' output.
+    void code(std::string_view python, const char* cpp_file = __builtin_FILE(), int cpp_line = __builtin_LINE()) {
+        if (!annotate_) return;
+        out_ << "# C++: " << source_relative(cpp_file) << ':' << cpp_line << '\n';
+        std::istringstream lines{std::string(python)};
+        for (std::string line; std::getline(lines, line);) out_ << ">>> " << line << "\n";
+    }
+    // A remark for the reader under --annotate, e.g. where the printed book differs from the
+    // notebook: shown as "# Note: ..." lines.
+    void note(std::string_view text) {
+        if (!annotate_) return;
+        std::istringstream lines{std::string(text)};
+        for (std::string line; std::getline(lines, line);) out_ << "# Note: " << line << "\n";
+    }
+    // Python's print(*args): str() of each argument, separated by a space, then a newline.
+    template <class First, class... Rest>
+    void print(const First& first, const Rest&... rest) {
+        out_ << to_text(first);
+        ((out_ << ' ' << to_text(rest)), ...);
+        out_ << '\n';
+    }
+
+private:
+    // "chapters/ch03/x.cpp" out of the compiler's absolute path (the part from chapters/ or tools/).
+    static std::string_view source_relative(std::string_view path) {
+        for (std::string_view root : {"/chapters/", "/tools/", "/common/"}) {
+            const std::size_t at = path.rfind(root);
+            if (at != std::string_view::npos) return path.substr(at + 1);
+        }
+        return path;
+    }
+
+    bool annotate_;
+    std::ostream& out_;
+};
+
+}  // namespace llmfs

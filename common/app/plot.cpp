@@ -1,0 +1,106 @@
+#include "llmfs/app/plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include <cairo.h>
+#include <fmt/format.h>
+
+namespace llmfs {
+
+namespace {
+
+using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
+using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
+
+// Round tick spacing (1, 2 or 5 times a power of ten) for about 6 ticks over [lo, hi].
+double tick_step(double lo, double hi) {
+    const double raw = (hi - lo) / 6.0;
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0})
+        if (raw <= m * power) return m * power;
+    return 10.0 * power;
+}
+
+void text_centered(cairo_t* cr, const std::string& s, double cx, double cy) {
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr, s.c_str(), &ext);
+    cairo_move_to(cr, cx - ext.width / 2 - ext.x_bearing, cy - ext.height / 2 - ext.y_bearing);
+    cairo_show_text(cr, s.c_str());
+}
+
+void draw_panel(cairo_t* cr, const std::vector<float>& x, const Panel& panel, double ox, double w, double h) {
+    const double left = ox + 55, right = ox + w - 15, top = 30, bottom = h - 40;
+    const auto [xmin_it, xmax_it] = std::minmax_element(x.begin(), x.end());
+    const auto [ymin_it, ymax_it] = std::minmax_element(panel.y.begin(), panel.y.end());
+    const double xmin = *xmin_it, xmax = *xmax_it;
+    const double pad = 0.05 * (*ymax_it - *ymin_it + 1e-12);
+    const double ymin = *ymin_it - pad, ymax = *ymax_it + pad;
+    auto px = [&](double v) { return left + (v - xmin) / (xmax - xmin) * (right - left); };
+    auto py = [&](double v) { return bottom - (v - ymin) / (ymax - ymin) * (bottom - top); };
+
+    cairo_set_font_size(cr, 11);
+    cairo_set_line_width(cr, 0.5);
+    const double xs = tick_step(xmin, xmax), ys = tick_step(ymin, ymax);
+    for (double t = std::ceil(xmin / xs) * xs; t <= xmax + 1e-9; t += xs) {  // vertical grid + x ticks
+        cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
+        cairo_move_to(cr, px(t), top);
+        cairo_line_to(cr, px(t), bottom);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        text_centered(cr, fmt::format("{:g}", std::abs(t) < 1e-12 ? 0.0 : t), px(t), bottom + 12);
+    }
+    for (double t = std::ceil(ymin / ys) * ys; t <= ymax + 1e-9; t += ys) {  // horizontal grid + y ticks
+        cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
+        cairo_move_to(cr, left, py(t));
+        cairo_line_to(cr, right, py(t));
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        text_centered(cr, fmt::format("{:g}", std::abs(t) < 1e-12 ? 0.0 : t), left - 20, py(t));
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_rectangle(cr, left, top, right - left, bottom - top);
+    cairo_stroke(cr);
+
+    cairo_set_source_rgb(cr, 0.12, 0.47, 0.71);  // matplotlib's first colour
+    cairo_set_line_width(cr, 1.5);
+    for (std::size_t i = 0; i < x.size(); ++i)
+        i == 0 ? cairo_move_to(cr, px(x[i]), py(panel.y[i])) : cairo_line_to(cr, px(x[i]), py(panel.y[i]));
+    cairo_stroke(cr);
+
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_font_size(cr, 13);
+    text_centered(cr, panel.title, (left + right) / 2, top / 2);
+    cairo_set_font_size(cr, 11);
+    text_centered(cr, "x", (left + right) / 2, h - 12);
+    cairo_save(cr);
+    cairo_translate(cr, ox + 12, (top + bottom) / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    text_centered(cr, panel.ylabel, 0, 0);
+    cairo_restore(cr);
+}
+
+}  // namespace
+
+void plot_panels(const std::filesystem::path& png, const std::vector<float>& x, const std::vector<Panel>& panels,
+                 int width_px, int height_px) {
+    for (const auto& p : panels)
+        if (p.y.size() != x.size() || x.size() < 2)
+            throw std::invalid_argument(fmt::format("plot: panel '{}' has {} y values for {} x values", p.title, p.y.size(), x.size()));
+    Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width_px * static_cast<int>(panels.size()), height_px),
+                    cairo_surface_destroy);
+    Context cr(cairo_create(surface.get()), cairo_destroy);
+    cairo_set_source_rgb(cr.get(), 1, 1, 1);
+    cairo_paint(cr.get());
+    cairo_select_font_face(cr.get(), "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    for (std::size_t i = 0; i < panels.size(); ++i)
+        draw_panel(cr.get(), x, panels[i], static_cast<double>(i) * width_px, width_px, height_px);
+    const cairo_status_t status = cairo_surface_write_to_png(surface.get(), png.c_str());
+    if (status != CAIRO_STATUS_SUCCESS)
+        throw std::runtime_error(fmt::format("cannot write the figure to {}: {} (choose a writable path with --figure)",
+                                             png.string(), cairo_status_to_string(status)));
+}
+
+}  // namespace llmfs

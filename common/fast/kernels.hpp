@@ -1,0 +1,58 @@
+// Fast kernels for generation and benchmarks. Each sits beside the plain teaching code it replaces
+// (named on each line below) and kernels_test.cpp proves the two agree: bit for bit where the
+// kernel performs the same float operations in the same order, to a stated tolerance where BLAS
+// sums in another order (gemv). Chapter programs never print what these compute; generation
+// uses them only where tests prove the tokens identical to the teaching path.
+//
+// Raw row-major float buffers with explicit leading dimensions (ld*), so a head's [T, hs] slice
+// of a [T, C] projection is used in place, without a transposed copy.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+
+namespace llmfs {
+
+// y[n] (+)= W[n, k] @ x[k]: one row through nn.Linear (x @ W^T) with cblas_sgemv, which reads
+// each weight once instead of packing W as sgemm does.  Teaching version: gemm with m = 1.
+void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
+
+// nn.Linear on rows: y [rows, out] = x [rows, in] @ w [out, in]^T (+ bias [out], may be null).
+// One row goes through gemv, more through the teaching path's gemm; the bias is in y first either way.
+void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
+                 float* y);
+
+// Fused masked, scaled softmax over one row of scores, as the teaching path computes
+//   softmax(scores.masked_fill(mask, -inf) / divisor, dim=-1)
+// for a row of n_total scores whose first n_valid are unmasked. Reads and writes only those
+// n_valid (the masked probabilities are exactly 0); bit-identical to masked_fill + divide +
+// softmax_row because it reproduces the lane order PyTorch's reduction uses for n_total values.
+void causal_softmax_row(const float* scores, float* y, std::size_t n_valid, std::size_t n_total, float divisor);
+
+// One attention head with a causal mask, skipping the masked half of both products:
+//   out[i] = softmax((q[i] . k[j]) / sqrt(hs) for j <= offset + i) @ v[0 .. offset + i]
+// q [Tq, hs] (leading dim ldq) holds queries at positions offset .. offset + Tq - 1; k, v
+// [offset + Tq, hs] (leading dim ldkv); out [Tq, hs] (leading dim ldo). Rows are done in
+// blocks; each block's scores are computed only against the keys it can see. One query row
+// (decoding with a cache) uses gemv. Teaching version: MultiHeadAttention::forward's
+// matmul / masked_fill / softmax / matmul.
+void causal_attention_head(const float* q, std::size_t ldq, const float* k, const float* v, std::size_t ldkv,
+                           float* out, std::size_t ldo, std::size_t tq, std::size_t offset, std::size_t hs,
+                           std::vector<float>& scratch);
+
+// GELU, the book's tanh approximation, in place over n floats, fused into one pass: the same
+// float operations as gelu() in gpt.hpp, in the same order, so bit-identical to it.
+void gelu_inplace(float* x, std::size_t n);
+
+// LayerNorm over rows of n floats in place: the same operations as LayerNorm::operator() (PyTorch
+// order sum for the mean, Welford variance), fused per row, so bit-identical to it.
+void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* scale, const float* shift, float eps);
+
+// Runs fn(i) for i in [0, n) on the machine's cores (at most as many threads as items), with
+// OpenBLAS single-threaded meanwhile so the threads do not fight over its pool. For independent
+// pieces of work too small for OpenBLAS to thread well on its own, e.g. attention heads.
+void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn);
+
+}  // namespace llmfs

@@ -1,0 +1,121 @@
+// Each fast kernel against the teaching code it replaces: bit for bit where the kernel does the
+// same float operations in the same order, within a stated tolerance where BLAS sums differently.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "llmfs/nn/gpt.hpp"
+#include "llmfs/fast/kernels.hpp"
+
+using namespace llmfs;
+
+namespace {
+
+template <std::size_t N>
+Array<N> randn_array(std::uint64_t seed, const std::array<std::size_t, N>& shape) {
+    Generator gen;
+    gen.manual_seed(seed);
+    return randn<N>(gen, shape);
+}
+
+// Same bits, element for element (NaNs and signed zeros included).
+template <class A, class B>
+bool bit_equal(const A& a, const B& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// The teaching path of MultiHeadAttention::forward between the projections and out_proj, for
+// q, k, v [B, NH, T, hs]: -> context [B, NH, T, hs].
+Array<4> teaching_attention(const Array<4>& q, const Array<4>& k, const Array<4>& v) {
+    Generator gen;
+    const Dropout no_dropout(gen, 0.0);
+    return causal_attention(q, k, v, causal_mask(q.shape()[2]), no_dropout).data;
+}
+
+Array<4> fast_attention(const Array<4>& q, const Array<4>& k, const Array<4>& v) {
+    const std::size_t B = q.shape()[0], NH = q.shape()[1], T = q.shape()[2], hs = q.shape()[3];
+    Array<4> out = Array<4>::from_shape({B, NH, T, hs});
+    std::vector<float> scratch;
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t h = 0; h < NH; ++h)
+            causal_attention_head(&q(b, h, 0, 0), hs, &k(b, h, 0, 0), &v(b, h, 0, 0), hs, &out(b, h, 0, 0), hs, T, 0, hs,
+                                  scratch);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("fused causal softmax equals masked_fill, divide and softmax_row, bit for bit") {
+    for (std::size_t n_total : {1, 3, 7, 8, 9, 16, 33, 100}) {
+        const Array<1> scores = randn_array<1>(n_total, {n_total});
+        for (std::size_t n_valid = 1; n_valid <= n_total; ++n_valid) {
+            Array<1> masked = scores;
+            for (std::size_t i = n_valid; i < n_total; ++i) masked(i) = kNegInf;
+            const Array<1> scaled = masked / 8.0f;
+            Array<1> expected = Array<1>::from_shape({n_total});
+            softmax_row(scaled.data(), expected.data(), n_total);
+            Array<1> fused = xt::zeros<float>({n_total});
+            causal_softmax_row(scores.data(), fused.data(), n_valid, n_total, 8.0f);
+            INFO("n_total " << n_total << ", n_valid " << n_valid);
+            CHECK(bit_equal(fused, expected));
+        }
+    }
+}
+
+TEST_CASE("attention skipping the masked half equals the teaching path") {
+    // [B, NH, T, hs]; 130 tokens make three row blocks, the last a partial one.
+    for (std::size_t T : {1, 5, 64, 130}) {
+        const Array<4> q = randn_array<4>(1, {2, 3, T, 16}), k = randn_array<4>(2, {2, 3, T, 16}),
+                       v = randn_array<4>(3, {2, 3, T, 16});
+        const Array<4> expected = teaching_attention(q, k, v), fast = fast_attention(q, k, v);
+        INFO("T = " << T);
+        // Below 400 multiply-adds the teaching bmm is a plain loop, not BLAS: equal within rounding.
+        CHECK(xt::allclose(fast, expected, 1e-5, 1e-6));
+        // Up to one 64-row block the products are the teaching path's own; beyond, OpenBLAS's
+        // shorter products may round differently in the last bit.
+        if (T == 64) CHECK(bit_equal(fast, expected));
+    }
+}
+
+TEST_CASE("attention with a cache offset equals the last rows of the full attention") {
+    const std::size_t T = 70, hs = 8, offset = 66;
+    const Array<2> q = randn_array<2>(4, {T, hs}), k = randn_array<2>(5, {T, hs}), v = randn_array<2>(6, {T, hs});
+    Array<2> full = Array<2>::from_shape({T, hs}), tail = Array<2>::from_shape({T - offset, hs});
+    std::vector<float> scratch;
+    causal_attention_head(q.data(), hs, k.data(), v.data(), hs, full.data(), hs, T, 0, hs, scratch);
+    causal_attention_head(q.data() + offset * hs, hs, k.data(), v.data(), hs, tail.data(), hs, T - offset, offset, hs,
+                          scratch);
+    CHECK(xt::allclose(tail, xt::view(full, xt::range(offset, T)), 1e-5, 1e-6));
+}
+
+TEST_CASE("gemv equals gemm with one row, within rounding") {
+    const Array<2> w = randn_array<2>(7, {300, 200});
+    const Array<1> x = randn_array<1>(8, {200});
+    Array<1> by_gemm = Array<1>::from_shape({300}), by_gemv = Array<1>::from_shape({300});
+    gemm(x.data(), w.data(), by_gemm.data(), 1, 200, 300, /*b_transposed=*/true, false);
+    gemv(w.data(), x.data(), by_gemv.data(), 300, 200, false);
+    CHECK(xt::allclose(by_gemv, by_gemm, 1e-5, 1e-5));
+    Array<1> accumulated = xt::ones<float>({300});
+    gemv(w.data(), x.data(), accumulated.data(), 300, 200, true);
+    CHECK(xt::allclose(accumulated, by_gemm + 1.0f, 1e-5, 1e-5));
+}
+
+TEST_CASE("fused GELU equals the book's GELU class, bit for bit") {
+    const Array<2> x = randn_array<2>(9, {3, 1500}) * 3.0f;  // beyond one 1024-float chunk
+    const Array<2> expected = gelu(Tensor<2>(x)).data;
+    Array<2> fused = x;
+    gelu_inplace(fused.data(), fused.size());
+    CHECK(bit_equal(fused, expected));
+}
+
+TEST_CASE("fused LayerNorm equals the book's LayerNorm class, bit for bit") {
+    LayerNorm ln(768);
+    ln.scale.data = randn_array<1>(10, {768});
+    ln.shift.data = randn_array<1>(11, {768});
+    const Array<2> x = randn_array<2>(12, {5, 768});
+    const Array<2> expected = ln(Tensor<2>(x)).data;
+    Array<2> fused = x;
+    layer_norm_rows(fused.data(), 5, 768, ln.scale.data.data(), ln.shift.data.data(), static_cast<float>(ln.eps));
+    CHECK(bit_equal(fused, expected));
+}

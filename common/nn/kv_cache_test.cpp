@@ -1,0 +1,123 @@
+// The KV cache, and the fast no-cache path, against the no-cache teaching path: the same logits
+// (within rounding) and the same generated tokens, token for token, at several lengths, including
+// past the context length where the no-cache path crops. Tiny configurations keep it fast;
+// tests/generate_test.cpp checks the full-size models against PyTorch's tokens on every path.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <xtensor/xrandom.hpp>
+
+#include "llmfs/nn/kv_cache.hpp"
+
+using namespace llmfs;
+
+namespace {
+
+GPTConfig tiny(std::size_t context_length = 16) {
+    GPTConfig c;
+    c.vocab_size = 50;
+    c.context_length = context_length;
+    c.emb_dim = 16;
+    c.n_heads = 2;
+    c.n_layers = 2;
+    c.qkv_bias = true;  // exercise the bias path too
+    return c;
+}
+
+IdArray<2> prompt(std::size_t batch, std::size_t length, std::uint64_t seed, std::size_t vocab) {
+    xt::random::seed(seed);
+    return xt::random::randint<std::int64_t>({batch, length}, 0, static_cast<std::int64_t>(vocab));
+}
+
+// torch.manual_seed(seed); model = GPTModel(cfg); model.eval()
+struct EvalModel {
+    Generator gen;
+    GPTModel model;
+    EvalModel(std::uint64_t seed, const GPTConfig& cfg) : model((gen.manual_seed(seed), gen), cfg) { model.train(false); }
+};
+
+}  // namespace
+
+TEST_CASE("cached logits equal the full forward pass, prompt at once or token by token") {
+    const EvalModel m(123, tiny());
+    const GPTModel& model = m.model;
+    const IdArray<2> ids = prompt(2, 11, 1, 50);
+    const Array<3> expected = model.forward(ids).data;  // [2, 11, V]
+
+    KVCache cache(model.cfg, 2, 16);
+    CHECK(xt::allclose(forward_cached(model, ids, cache), expected, 1e-5, 1e-5));
+    CHECK(cache.current_pos == 11);
+
+    cache.reset();
+    const Array<3> first = forward_cached(model, xt::view(ids, xt::all(), xt::range(0, 6)), cache);
+    CHECK(xt::allclose(first, xt::view(expected, xt::all(), xt::range(0, 6)), 1e-5, 1e-5));
+    for (std::size_t t = 6; t < 11; ++t) {
+        const Array<3> step = forward_cached(model, xt::view(ids, xt::all(), xt::range(t, t + 1)), cache, true);
+        INFO("position " << t);
+        CHECK(xt::allclose(step, xt::view(expected, xt::all(), xt::range(t, t + 1)), 1e-5, 1e-5));
+    }
+}
+
+TEST_CASE("cached and fast no-cache generation give exactly the teaching path's tokens") {
+    const std::size_t context = 16;
+    for (std::uint64_t seed : {1, 2, 3}) {
+        const EvalModel m(seed, tiny(context));
+        const GPTModel& model = m.model;
+        // prompt length x new tokens: short, filling the context exactly, one past it, far past it,
+        // and a prompt longer than the context.
+        for (auto [length, new_tokens] : std::vector<std::pair<std::size_t, std::size_t>>{
+                 {1, 1}, {3, 5}, {4, 12}, {4, 13}, {5, 40}, {16, 3}, {20, 7}}) {
+            for (std::size_t batch : {1, 2}) {
+                const IdArray<2> ids = prompt(batch, length, seed * 100 + length, model.cfg.vocab_size);
+                DYNAMIC_SECTION("seed " << seed << ", batch " << batch << ", " << length << " + " << new_tokens << " tokens") {
+                    const auto uncached = generate_text_simple(model, ids, new_tokens, context);
+                    const auto cached = generate_text_simple_cached(model, ids, new_tokens, context);
+                    const auto fast = generate_text_simple_fast(model, ids, new_tokens, context);
+                    REQUIRE(cached.shape() == uncached.shape());
+                    CHECK((cached == uncached));
+                    REQUIRE(fast.shape() == uncached.shape());
+                    CHECK((fast == uncached));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("a context_size below the model's crops the same way with and without the cache") {
+    const EvalModel m(5, tiny());
+    const GPTModel& model = m.model;
+    const IdArray<2> ids = prompt(1, 3, 9, 50);
+    const auto uncached = generate_text_simple(model, ids, 20, 6);
+    CHECK((generate_text_simple_cached(model, ids, 20, 6) == uncached));
+    CHECK((generate_text_simple_fast(model, ids, 20, 6) == uncached));
+}
+
+TEST_CASE("generate_greedy runs the path it names") {
+    const EvalModel m(5, tiny());
+    const GPTModel& model = m.model;
+    const IdArray<2> ids = prompt(1, 3, 9, 50);
+    const auto expected = generate_text_simple(model, ids, 20, 6);
+    for (const DecodePath path : {DecodePath::fast, DecodePath::kv_cache, DecodePath::teaching}) {
+        DYNAMIC_SECTION(describe(path)) {
+            std::size_t steps = 0;
+            CHECK((generate_greedy(path, model, ids, 20, 6, [&](std::size_t step) { steps = step; }) == expected));
+            CHECK(steps == 20);
+        }
+    }
+    CHECK(std::string(describe(DecodePath::kv_cache)) == "KV cache");
+    CHECK_THROWS_WITH(generate_greedy(DecodePath::fast, model, ids, 3, 0), Catch::Contains("context"));
+}
+
+TEST_CASE("the cache reports misuse") {
+    const EvalModel m(0, tiny());
+    const GPTModel& model = m.model;
+    CHECK_THROWS_WITH(KVCache(model.cfg, 1, 17), Catch::Contains("context length"));
+    KVCache cache(model.cfg, 1, 4);
+    CHECK_THROWS_WITH(forward_cached(model, prompt(1, 5, 1, 50), cache), Catch::Contains("reset the cache"));
+    CHECK_THROWS_WITH(forward_cached(model, prompt(2, 2, 1, 50), cache), Catch::Contains("batch"));
+    CHECK_THROWS_WITH(generate_text_simple_cached(model, prompt(1, 2, 1, 50), 3, 17), Catch::Contains("context"));
+    CHECK(generate_text_simple_cached(model, prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
+    CHECK_THROWS_WITH(generate_text_simple_fast(model, prompt(1, 2, 1, 50), 3, 0), Catch::Contains("context"));
+    CHECK(generate_text_simple_fast(model, prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
+}

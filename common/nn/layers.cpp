@@ -1,0 +1,32 @@
+#include "llmfs/nn/layers.hpp"
+
+#include "llmfs/fast/memory.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace llmfs {
+
+Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features, bool with_bias)
+    : weight(Tensor<2>::parameter(Array<2>::from_shape({out_features, in_features}))) {
+    if (with_bias) bias = Tensor<1>::parameter(Array<1>::from_shape({out_features}));
+    prefault(weight.data.data(), weight.data.size() * sizeof(float));
+    init_linear_(gen, weight.data.data(), out_features, in_features, bias ? bias->data.data() : nullptr);
+}
+
+Dropout::Dropout(Generator& gen, double p) : gen_(&gen), p_(p) {
+    if (!(p >= 0.0 && p <= 1.0))
+        throw std::invalid_argument("dropout probability has to be between 0 and 1, but got " + std::to_string(p));
+}
+
+void Dropout::noise_(float* noise, std::size_t n) const {
+    if (p_ == 1.0) {  // PyTorch: input * zeros, no draw
+        std::fill(noise, noise + n, 0.0f);
+        return;
+    }
+    gen_->bernoulli_(noise, n, 1.0 - p_);
+    const float keep = static_cast<float>(1.0 - p_);  // div_ by a Python float: a float32 scalar
+    for (std::size_t i = 0; i < n; ++i) noise[i] /= keep;
+}
+
+}  // namespace llmfs

@@ -1,0 +1,85 @@
+// torch.nn building blocks: Linear and Dropout, initialised from PyTorch's generator.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "llmfs/torch/ops.hpp"
+#include "llmfs/torch/rng.hpp"
+
+namespace llmfs {
+
+// torch.rand(*shape): U[0, 1) floats
+template <std::size_t N>
+Array<N> rand(Generator& gen, const std::array<std::size_t, N>& shape) {
+    Array<N> out(shape);
+    gen.uniform_(out.data(), out.size(), 0.0, 1.0);
+    return out;
+}
+
+// torch.randn(*shape): standard normal floats
+template <std::size_t N>
+Array<N> randn(Generator& gen, const std::array<std::size_t, N>& shape) {
+    Array<N> out(shape);
+    gen.normal_(out.data(), out.size(), 0.0, 1.0);
+    return out;
+}
+
+// nn.Linear(in_features, out_features, bias): y = x @ W^T + b
+struct Linear {
+    Tensor<2> weight;               // [out, in]
+    std::optional<Tensor<1>> bias;  // [out]
+
+    // Draws weight then bias from `gen`, as nn.Linear's reset_parameters() does.
+    Linear(Generator& gen, std::size_t in_features, std::size_t out_features, bool with_bias = true);
+
+    std::size_t in_features() const { return weight.data.shape()[1]; }
+    std::size_t out_features() const { return weight.data.shape()[0]; }
+    std::size_t num_parameters() const { return weight.data.size() + (bias ? bias->data.size() : 0); }
+
+    // x [..., in] -> [..., out]. PyTorch runs addmm (2-D with bias), mm (2-D without), or the folded
+    // 3-D paths, and the grad_fn it reports follows the path taken.
+    template <std::size_t N>
+    Tensor<N> operator()(const Tensor<N>& x) const {
+        static_assert(N >= 2, "Linear takes [..., in_features] inputs of rank >= 2");
+        const std::size_t in = in_features(), out = out_features();
+        if (x.data.shape()[N - 1] != in)
+            throw_shape_error("Linear", x.shape(), weight.shape(), "input's last dim must equal in_features (weight is [out, in])");
+        auto out_shape = x.data.shape();
+        out_shape[N - 1] = out;
+        Array<N> y(out_shape);
+        const std::size_t rows = x.data.size() / in;
+        if (bias) {
+            auto y_rows = xt::reshape_view(y, std::array<std::size_t, 2>{rows, out});  // [rows, out]
+            y_rows = xt::broadcast(bias->data, {rows, out});
+        }
+        gemm(x.data.data(), weight.data.data(), y.data(), rows, in, out, /*b_transposed=*/true, /*accumulate=*/bias.has_value());
+        const char* node = N == 2 ? (bias ? "AddmmBackward0" : "MmBackward0") : (bias ? "ViewBackward0" : "UnsafeViewBackward0");
+        return bias ? Tensor<N>{std::move(y), detail::node(node, x, weight, *bias)} : Tensor<N>{std::move(y), detail::node(node, x, weight)};
+    }
+};
+
+// nn.Dropout(p): in training mode zeroes each element with probability p and scales the rest by
+// 1/(1-p); the mask comes from the generator's Bernoulli kernel (mkl or default).
+class Dropout {
+public:
+    Dropout(Generator& gen, double p);
+    void train(bool on) { training_ = on; }
+    double p() const { return p_; }
+
+    template <std::size_t N>
+    Tensor<N> operator()(const Tensor<N>& x) const {
+        if (p_ == 0.0 || !training_ || x.data.size() == 0) return x;  // no draw at all, as PyTorch
+        Array<N> noise(x.data.shape());                               // noise = empty_like(x)
+        noise_(noise.data(), noise.size());                           // .bernoulli_(1 - p).div_(1 - p)
+        return {xt::eval(x.data * noise), detail::node("MulBackward0", x)};  // x * noise
+    }
+
+private:
+    void noise_(float* noise, std::size_t n) const;
+    Generator* gen_;
+    double p_;
+    bool training_ = true;
+};
+
+}  // namespace llmfs
