@@ -1,15 +1,21 @@
 // What the unit tests share: a temporary directory, an environment variable guard, the reader of
-// the "case NAME ... end" golden files of tests/goldens/, and the check of a printed output
-// against PyTorch's.
+// the "case NAME ... end" golden files of tests/goldens/, the check of a printed output against
+// PyTorch's, and the fuzz tests' mutator and contract.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <typeinfo>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <unistd.h>
@@ -104,6 +110,94 @@ inline void check_printed(const std::string& name, const std::string& actual, co
         std::ofstream(std::filesystem::path(dir) / ("unit-" + name + ".txt"))
             << (comparison.verdict == llmfs::Verdict::match ? "exact" : llmfs::to_string(comparison.verdict)) << " " << kernel
             << "\n";
+    }
+}
+
+// ---- fuzzing ------------------------------------------------------------------------------------
+//
+// The fuzz tests (tagged [fuzz], label "fuzz"; .ci/run runs them under ASan and UBSan) feed each
+// parser inputs made from real ones by a Mutator seeded with a fixed number, so every run tries
+// the same cases and a failure names the case that reproduces it. The contract every case must
+// keep is that of the tools (app/cli's run_tool): the parser returns, or throws a
+// std::invalid_argument or std::out_of_range (exit 2) or another std::runtime_error (exit 1)
+// with a message. Never another exception (a library's type_error, bad_alloc, length_error), a
+// crash or sanitizer report, or a case slower than kFuzzCaseSeconds (a hang).
+
+constexpr double kFuzzCaseSeconds = 20.0;  // far beyond any case's time, even under ASan
+
+class Mutator {
+public:
+    explicit Mutator(std::uint64_t seed) : rng_(seed) {}
+
+    std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(rng_() % n); }
+    bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+
+    // Bytes that upset parsers: NUL, invalid UTF-8, quotes, brackets, escapes, numbers, markers.
+    std::string nasty() {
+        static const std::vector<std::string> pieces = {
+            std::string(1, '\0'), "\xff", "\xc3", "\xed\xa0\x80", "\"", "\\", "{", "}", "[", "]", ",", ":",
+            "\\u0000", "\\ud800", "\\udc00", "\\x", "1e999", "-0", "NaN", "null", "true", "\n", "\r\n", "\t",
+            "In [", "In [1]:", "]:", "<|endoftext|>", "tensor([[", "99999999999999999999", "\xf0\x9f\x98\x80"};
+        return pieces[below(pieces.size())];
+    }
+
+    // One to a few byte-level edits of `s`: flips, inserts, deletions, duplications, truncation.
+    std::string bytes(std::string s) {
+        const std::size_t edits = 1 + below(4);
+        for (std::size_t e = 0; e < edits; ++e) {
+            const std::size_t at = below(s.size() + 1);
+            switch (below(7)) {
+                case 0:
+                    if (!s.empty()) s[std::min(at, s.size() - 1)] ^= static_cast<char>(1u << below(8));
+                    break;
+                case 1: s.insert(at, nasty()); break;
+                case 2: s.erase(at, below(64)); break;
+                case 3: s.insert(at, s.substr(below(s.size() + 1), below(4096))); break;
+                case 4: s.resize(at); break;
+                case 5: s.insert(at, std::string(1 + below(100000), "a {[\"0"[below(6)])); break;
+                default: s.insert(at, std::string(1, static_cast<char>(below(256)))); break;
+            }
+        }
+        return s;
+    }
+
+private:
+    std::mt19937_64 rng_;
+};
+
+// `bytes` shown safely in a test message: control bytes and non-ASCII as \xNN, at most 300 bytes.
+inline std::string printable(const std::string& bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (std::size_t i = 0; i < bytes.size() && i < 300; ++i) {
+        const auto c = static_cast<unsigned char>(bytes[i]);
+        out += c < 0x20 || c >= 0x7f ? std::string("\\x") + kHex[c >> 4] + kHex[c & 15] : std::string(1, static_cast<char>(c));
+    }
+    return out + (bytes.size() > 300 ? "...\"" : "\"");
+}
+
+// Runs `body` as one fuzz case and checks the contract above; `input` is written to
+// $TMPDIR/llmfs-fuzz-<name>.bin when the case fails, to reproduce it.
+inline void fuzz_case(const std::string& name, const std::string& input, const std::function<void()>& body) {
+    const auto start = std::chrono::steady_clock::now();
+    std::string failure;
+    try {
+        body();
+    } catch (const std::invalid_argument& e) {
+        if (std::string(e.what()).empty()) failure = "std::invalid_argument without a message";
+    } catch (const std::out_of_range& e) {
+        if (std::string(e.what()).empty()) failure = "std::out_of_range without a message";
+    } catch (const std::runtime_error& e) {
+        if (std::string(e.what()).empty()) failure = std::string(typeid(e).name()) + " without a message";
+    } catch (const std::exception& e) {
+        failure = std::string("an exception the tools do not expect: ") + typeid(e).name() + ": " + e.what();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (failure.empty() && seconds > kFuzzCaseSeconds) failure = "took " + std::to_string(seconds) + " s (a hang?)";
+    if (!failure.empty()) {
+        const auto path = std::filesystem::temp_directory_path() / ("llmfs-fuzz-" + name + ".bin");
+        std::ofstream(path, std::ios::binary) << input;
+        FAIL_CHECK(name << ": " << failure << " (input: " << input.size() << " bytes, saved to " << path.string() << ")");
     }
 }
 

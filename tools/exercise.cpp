@@ -19,6 +19,7 @@
 #include "llmfs/app/cli.hpp"
 #include "llmfs/text/data_dir.hpp"
 #include "llmfs/app/exercise.hpp"
+#include "llmfs/app/process.hpp"
 
 using namespace llmfs;
 namespace fs = std::filesystem;
@@ -54,14 +55,6 @@ Run run_command(const std::string& command) {
     return run;
 }
 
-// The directory of this executable: the chapter programs are built beside it (build/bin).
-fs::path program_dir(const char* argv0) {
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);  // Linux
-    if (!ec) return exe.parent_path();
-    return fs::absolute(argv0).parent_path();
-}
-
 int list() {
     for (const auto& e : exercises())
         std::cout << fmt::format("{}  {}  ({})\n{}\n\n", e.id, e.title, e.program, e.statement);
@@ -74,7 +67,7 @@ struct CheckOptions {
 
 int check(const CheckOptions& opt, const char* argv0) {
     const Exercise& e = find_exercise(opt.id);
-    const fs::path program = opt.program.empty() ? program_dir(argv0) / e.program : fs::path(opt.program);
+    const fs::path program = opt.program.empty() ? executable_dir(argv0) / e.program : fs::path(opt.program);
     const fs::path golden = opt.golden.empty() ? data_dir() / "golden" / opt.bernoulli / (e.program + ".txt") : fs::path(opt.golden);
     if (!fs::exists(program))
         throw std::runtime_error(fmt::format("{} is not built: run cmake --build build --target {}", program.string(), e.program));

@@ -43,23 +43,21 @@ int run(const Options& opt) {
     const auto start = std::chrono::steady_clock::now();
     Generator gen;
     gen.manual_seed(opt.seed);  // torch.manual_seed(seed); model = GPTModel(cfg)
+    Progress building("building " + opt.model + ": block");
     GPTModel model(gen, cfg, [&](std::size_t done, std::size_t total) {
-        if (cfg.n_layers > 12) std::cerr << fmt::format("\rbuilding {}: block {}/{}", opt.model, done, total) << std::flush;
+        if (cfg.n_layers > 12) building(done, total);
     });
-    if (cfg.n_layers > 12) std::cerr << "\n";
     model.train(false);  // model.eval()
     const double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << fmt::format("{} ({} parameters) built in {:.2f} s\n", opt.model, with_commas(model.num_parameters()), built);
 
     const IdArray<2> idx = xt::adapt(encoded, std::array<std::size_t, 2>{1, encoded.size()});  // [1, T]
     const auto max_new = static_cast<std::size_t>(opt.max_new_tokens);
-    const auto progress = [&](std::size_t step) {
-        std::cerr << fmt::format("\rgenerating: token {}/{}", step, max_new) << std::flush;
-    };
+    Progress generating("generating: token");
+    const auto progress = [&](std::size_t step) { generating(step, max_new); };
     const auto gen_start = std::chrono::steady_clock::now();
     const IdArray<2> out = generate_greedy(opt.path, model, idx, max_new, cfg.context_length, progress);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
-    if (max_new > 0) std::cerr << "\n";
     std::cerr << fmt::format("{} new tokens in {:.2f} s ({:.1f} tokens/s)\n", max_new, seconds,
                              seconds > 0 ? static_cast<double>(max_new) / seconds : 0.0);
 
@@ -77,11 +75,9 @@ int main(int argc, char** argv) {
                  "llmfs-generate"};
     Options opt;
     app.add_option("--prompt", opt.prompt, "text to continue")->capture_default_str();
-    app.add_option("--max-new-tokens", opt.max_new_tokens, "how many tokens to generate")
-        ->capture_default_str()
-        ->check(CLI::Range(0, 1 << 20));
+    add_decimal_option(app, "--max-new-tokens", opt.max_new_tokens, 0, 1 << 20, "how many tokens to generate");
     // A negative seed wraps to 2^64 + seed, as torch.manual_seed reinterprets it.
-    app.add_option("--seed", opt.seed, "torch.manual_seed before building the model")->capture_default_str();
+    add_seed_option(app, "--seed", opt.seed, "torch.manual_seed before building the model");
     app.add_option("--model", opt.model, "model size (exercise 4.2)")
         ->capture_default_str()
         ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));

@@ -17,12 +17,14 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <stdlib.h>
 #include <nlohmann/json.hpp>
 
 #include "llmfs/torch/blas.hpp"
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/nbcheck.hpp"
 #include "llmfs/app/process.hpp"
+#include "llmfs/text/data_dir.hpp"
 
 namespace {
 
@@ -52,13 +54,10 @@ Run run_annotated(const std::filesystem::path& bin, const std::string& program, 
     return {llmfs::parse_annotated(program, r.out), r.err.find("dropout drawn with") != std::string::npos};
 }
 
-std::string read_notebook_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::invalid_argument("cannot read notebook " + path + ": no such file, or not readable");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+// A chapter's notebook is a few MB, with figures; more than this is not one (/dev/zero, say).
+constexpr std::uintmax_t kMaxNotebookBytes = std::uintmax_t{128} << 20;
+
+std::string read_notebook_file(const std::string& path) { return llmfs::read_input(path, kMaxNotebookBytes, "notebook"); }
 
 std::string section_number(const std::string& section) { return section.substr(0, section.find(' ')); }
 
@@ -78,8 +77,25 @@ std::pair<std::size_t, std::size_t> dropout_agreement(const Check& check, const 
     return score;
 }
 
+// A check writes nothing that stays: the figures the programs draw (ch04_feed_forward's GELU plot)
+// go to a temporary folder, removed when the check ends.
+struct ScratchFigures {
+    std::filesystem::path dir;
+    ScratchFigures() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "llmfs-nbcheck-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a temporary folder in " + pattern);
+        dir = pattern;
+        ::setenv("LLMFS_FIGURE_DIR", dir.c_str(), 1);  // the programs run next inherit it
+    }
+    ~ScratchFigures() {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+};
+
 int run(const std::string& notebook_path, const std::string& bernoulli, bool show_diff, bool as_json,
         const std::filesystem::path& bin) {
+    const ScratchFigures figures;
     const std::vector<llmfs::NotebookCell> notebook = llmfs::read_notebook(read_notebook_file(notebook_path));
     if (notebook.empty()) throw std::invalid_argument(notebook_path + " has no code cells");
 
@@ -180,7 +196,8 @@ int run(const std::string& notebook_path, const std::string& bernoulli, bool sho
              {{"match", summary.match}, {"close", summary.close}, {"differ", summary.differ},
               {"not_covered", summary.not_covered}, {"covered", summary.covered()}, {"line", llmfs::summary_line(summary)}}}};
         if (summary.close > 0) report["blas"]["note"] = blas_note;
-        std::cout << report.dump(2) << '\n';
+        // A text export may hold any bytes, and its diffs with them: invalid UTF-8 becomes U+FFFD.
+        std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         std::cout << notebook_path << ": dropout kernel " << kernel << " (" << kernel_note << ")\n";
         for (const CellResult& r : check.results) {
@@ -212,7 +229,9 @@ int main(int argc, char** argv) {
                  "llmfs-nbcheck"};
     std::string notebook, bernoulli = "auto";
     bool show_diff = false, as_json = false;
-    app.add_option("NOTEBOOK", notebook, "The notebook: a .ipynb file or a plain-text export")->required();
+    // Not ->required(): CLI11 would then report a missing NOTEBOOK before an unknown flag
+    // ("--frobnicate"), which is the real mistake; run() asks for it instead.
+    app.add_option("NOTEBOOK", notebook, "The notebook: a .ipynb file or a plain-text export (- for standard input)");
     app.add_option("--bernoulli", bernoulli,
                    "Dropout kernel the notebook ran with: auto (the default: try both on the cells that draw "
                    "dropout), mkl (Linux/Colab on Intel) or default (macOS, ARM, AMD)")
@@ -223,5 +242,8 @@ int main(int argc, char** argv) {
     app.footer("The last line is \"N/M covered output cells match, C close, D differ (U not covered)\".\n"
                "Exit status: 0 when no cell differs, 1 when one does (or a program fails), 2 for bad input.");
     const std::filesystem::path bin = llmfs::executable_dir(argc > 0 ? argv[0] : "llmfs-nbcheck");
-    return llmfs::run_tool(app, argc, argv, [&] { return run(notebook, bernoulli, show_diff, as_json, bin); });
+    return llmfs::run_tool(app, argc, argv, [&] {
+        if (notebook.empty()) throw std::invalid_argument("NOTEBOOK is required: the .ipynb file or text export to check");
+        return run(notebook, bernoulli, show_diff, as_json, bin);
+    });
 }

@@ -21,26 +21,24 @@
 #include <CLI/CLI.hpp>
 
 #include "llmfs/app/cli.hpp"
+#include "llmfs/text/data_dir.hpp"
 #include "llmfs/text/tokenizer.hpp"
 
 namespace {
 
+
+// The most standard input may hold: 64 MiB of text is some 15 million tokens (the book's
+// the-verdict.txt is 20 kB); more (/dev/zero, say) is refused, not read until memory runs out.
+constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{64} << 20;
 
 // A token id written in decimal, or std::invalid_argument.
 std::int64_t parse_id(const std::string& arg) {
     std::int64_t id = 0;
     const auto [end, error] = std::from_chars(arg.data(), arg.data() + arg.size(), id);
     if (arg.empty() || error != std::errc() || end != arg.data() + arg.size()) {
-        throw std::invalid_argument("\"" + arg + "\" is not a token id (a decimal integer)");
+        throw std::invalid_argument(llmfs::quoted(arg) + " is not a token id (a decimal integer)");
     }
     return id;
-}
-
-// The whole of standard input.
-std::string read_stdin() {
-    std::ostringstream text;
-    text << std::cin.rdbuf();
-    return text.str();
 }
 
 // TEXT or IDs come from standard input when the argument is "-", or absent while stdin is not a
@@ -53,7 +51,7 @@ int run(bool decode, std::vector<std::string> args) {
     const bool from_stdin = input_from_stdin(args);
     std::string text;
     if (from_stdin) {
-        text = read_stdin();
+        text = llmfs::read_input("-", kMaxInputBytes, "text");
         args.clear();
         if (decode) {
             std::istringstream words(text);
@@ -103,7 +101,9 @@ int main(int argc, char** argv) {
                  "llmfs-tokenize"};
     bool decode = false;
     std::vector<std::string> args;
-    app.add_flag("-d,--decode", decode, "Decode token IDs to text instead of encoding TEXT");
+    // A pure flag: "-d5" or "--decode=5" is a usage error, not a value for the flag (CLI11 would
+    // take "=5" as the flag's value and read the IDs from standard input).
+    app.add_flag("-d,--decode", decode, "Decode token IDs to text instead of encoding TEXT")->disable_flag_override();
     app.add_option("TEXT|ID", args,
                    "The text to encode (one argument), or the IDs to decode; - or none with input redirected: "
                    "read them from standard input")
@@ -116,5 +116,16 @@ int main(int argc, char** argv) {
                "  llmfs-tokenize -- \"-text starting with a dash\"\n"
                "Data: $LLMFS_DATA_DIR/gpt2, <prefix>/share/llmfs/gpt2 or the source tree's data/gpt2.\n"
                "Exit status: 0 success, 1 missing or corrupt data files, 2 bad input.");
+    // "-d5" and "--decode=5": CLI11 reads the first as "-d" and the ID -5, the second as a value for
+    // the flag; either way the user meant an ID after the flag.
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--") break;
+        if ((arg.rfind("-d", 0) == 0 && arg.size() > 2 && arg[1] == 'd') || arg.rfind("--decode=", 0) == 0) {
+            std::cerr << "llmfs-tokenize: " << llmfs::quoted(arg) << ": -d/--decode takes no value; put the IDs after it, "
+                      << "as in -d 15496 11\nRun with --help for more information.\n";
+            return llmfs::kExitUsage;
+        }
+    }
     return llmfs::run_tool(app, argc, argv, [&] { return run(decode, args); });
 }

@@ -9,11 +9,16 @@
 using namespace llmfs;
 
 int main(int argc, char** argv) {
-    std::filesystem::path figure = "gelu_relu.png";
+    std::filesystem::path figure;  // default_figure_path("gelu_relu.png"): under the build tree
     return run_chapter(
         argc, argv, "4.3 Implementing a feed forward network with GELU activations",
-        [&](CLI::App& app) { app.add_option("--figure", figure, "where to write the GELU vs ReLU plot (PNG)")->capture_default_str(); },
+        [&](CLI::App& app) {
+            app.add_option("--figure", figure,
+                           "where to write the GELU vs ReLU plot (PNG; default: figures/gelu_relu.png in the build "
+                           "tree, or $LLMFS_FIGURE_DIR)");
+        },
         [&](Notebook& nb, Generator& gen) {
+            if (figure.empty()) figure = default_figure_path("gelu_relu.png");
             nb.section("4.3 Implementing a feed forward network with GELU activations");
             nb.code("import matplotlib.pyplot as plt\n"
                     "\n"

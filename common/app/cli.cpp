@@ -1,9 +1,17 @@
 #include "llmfs/app/cli.hpp"
 #include "llmfs/fast/memory.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <typeinfo>
+#include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 
 namespace llmfs {
@@ -14,12 +22,32 @@ namespace {
 // the notebook's text). The two kernels print different numbers for the same seed.
 void note_dropout_kernel(const std::string& program, BernoulliKernel kernel) {
     if (kernel == BernoulliKernel::mkl) {
-        std::cerr << program << ": dropout drawn with PyTorch's mkl kernel (Linux and Colab on Intel, the seed "
-                                "notebooks); --bernoulli default gives the book's printed numbers (macOS, ARM, AMD)\n";
+        std::cerr << program << ": dropout drawn with PyTorch's mkl kernel, as in the translated notebooks run on "
+                                "Colab (Intel Linux, PyTorch up to 2.6); --bernoulli default gives the book's own "
+                                "notebooks (macOS) and ARM/AMD machines\n";
     } else {
-        std::cerr << program << ": dropout drawn with PyTorch's default kernel (macOS, ARM, AMD, the book's printed "
-                                "numbers); --bernoulli mkl gives Linux and Colab on Intel\n";
+        std::cerr << program << ": dropout drawn with PyTorch's default kernel, as in the book's own notebooks (macOS) "
+                                "and ARM/AMD machines; --bernoulli mkl gives the translated notebooks run on Colab "
+                                "(Intel Linux, PyTorch up to 2.6)\n";
     }
+}
+
+// The arguments as CLI11 should see them. "--name=" (an empty value) is split into "--name" and
+// "": CLI11 would otherwise take "--name=" as a missing value and swallow the next argument
+// ("--prompt= --max-new-tokens 1" made "1" unexpected).
+std::vector<std::string> normalized_args(int argc, char** argv) {
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.size() > 3 && arg.rfind("--", 0) == 0 && arg.back() == '=' && arg.find('=') == arg.size() - 1) {
+            args.push_back(arg.substr(0, arg.size() - 1));
+            args.emplace_back();
+        } else {
+            args.push_back(arg);
+        }
+    }
+    std::reverse(args.begin(), args.end());  // CLI::App::parse(std::vector) takes them last first
+    return args;
 }
 
 }  // namespace
@@ -38,9 +66,9 @@ int run_chapter(int argc, char** argv, const std::string& description,
     // Shown as "--bernoulli {mkl,default}" with the default in words, not CLI11's enum mapping.
     std::string kernel_name = "mkl";
     app.add_option("--bernoulli", kernel_name,
-                   "PyTorch's CPU dropout kernel to reproduce. mkl (the default): Linux and Colab on Intel, "
-                   "as in the seed notebooks. default: macOS, ARM, AMD and builds without MKL, as in the "
-                   "book's printed outputs")
+                   "PyTorch's CPU dropout kernel to reproduce. mkl (the default): the translated notebooks run "
+                   "on Colab (Intel Linux, PyTorch up to 2.6). default: the book's own notebooks (macOS) and "
+                   "ARM/AMD machines, and PyTorch builds without MKL")
         ->type_name("{mkl,default}")
         ->check(CLI::Validator(
             [](std::string& value) {
@@ -51,7 +79,7 @@ int run_chapter(int argc, char** argv, const std::string& description,
     app.add_flag("--annotate", options.annotate, "also print the section headings, each notebook cell's code (>>> lines) and the C++ line that runs it");
     add_options(app);
     try {
-        app.parse(argc, argv);
+        app.parse(normalized_args(argc, argv));
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
@@ -79,21 +107,118 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<int()>& b
         return name + ": " + CLI::FailureMessage::simple(failed, e);
     });
     try {
-        app.parse(argc, argv);
+        app.parse(normalized_args(argc, argv));
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : kExitUsage;  // --help exits 0
     }
+    // Every failure says something: an exception without a message is named as such.
+    const auto message = [](const std::exception& e) {
+        const std::string what = e.what();
+        return what.empty() ? std::string("an error without a message (") + typeid(e).name() + ")" : what;
+    };
     try {
         return body();
     } catch (const std::invalid_argument& e) {
-        std::cerr << name << ": " << e.what() << "\nRun with --help for more information.\n";
+        std::cerr << name << ": " << message(e) << "\nRun with --help for more information.\n";
         return kExitUsage;
     } catch (const std::out_of_range& e) {
-        std::cerr << name << ": " << e.what() << "\nRun with --help for more information.\n";
+        std::cerr << name << ": " << message(e) << "\nRun with --help for more information.\n";
         return kExitUsage;
     } catch (const std::exception& e) {
-        std::cerr << name << ": error: " << e.what() << "\n";
+        std::cerr << name << ": error: " << message(e) << "\n";
         return kExitRuntimeError;
+    } catch (...) {
+        std::cerr << name << ": error: an unknown exception\n";
+        return kExitRuntimeError;
+    }
+}
+
+std::string quoted(std::string_view text, std::size_t max_bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out = "\"";
+    std::size_t i = 0;
+    for (; i < text.size() && i < max_bytes; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+            out += c == '"' ? "\\\"" : c == '\\' ? "\\\\" : std::string("\\x") + kHex[c >> 4] + kHex[c & 0xf];
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    // Do not end inside a UTF-8 character: drop the bytes of the one text[i] continues (bytes of
+    // 0x80 and over were copied one for one).
+    if (i < text.size()) {
+        std::size_t lead = i;
+        while (lead > 0 && (static_cast<unsigned char>(text[lead]) & 0xC0) == 0x80) --lead;
+        out.resize(out.size() - (i - lead));
+        out += "...";
+    }
+    return out + "\"";
+}
+
+long long parse_decimal(const std::string& text, long long min, long long max, const std::string& option) {
+    const auto fail = [&] {
+        throw CLI::ValidationError(option, fmt::format("{} is not a whole number from {} to {} (written in decimal)",
+                                                       llmfs::quoted(text), min, max));
+    };
+    const std::size_t digits_from = !text.empty() && text[0] == '-' ? 1 : 0;
+    if (text.size() == digits_from || text.size() > 20) fail();
+    for (std::size_t i = digits_from; i < text.size(); ++i) {
+        if (text[i] < '0' || text[i] > '9') fail();
+    }
+    errno = 0;
+    const long long value = std::strtoll(text.c_str(), nullptr, 10);
+    if (errno == ERANGE || value < min || value > max) fail();
+    return value;
+}
+
+std::uint64_t parse_seed(const std::string& text, const std::string& option) {
+    const auto fail = [&] {
+        throw CLI::ValidationError(option, llmfs::quoted(text) + " is not a seed torch.manual_seed takes: a whole number from "
+                                           "-9223372036854775808 to 18446744073709551615, in decimal");
+    };
+    const bool negative = !text.empty() && text[0] == '-';
+    const std::size_t from = negative ? 1 : 0;
+    if (text.size() == from || text.size() > 21) fail();
+    for (std::size_t i = from; i < text.size(); ++i) {
+        if (text[i] < '0' || text[i] > '9') fail();
+    }
+    errno = 0;
+    if (negative) {
+        const long long value = std::strtoll(text.c_str(), nullptr, 10);
+        if (errno == ERANGE) fail();
+        return static_cast<std::uint64_t>(value);  // 2^64 + value, as torch.manual_seed reinterprets it
+    }
+    const unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
+    if (errno == ERANGE) fail();
+    return value;
+}
+
+CLI::Option* add_decimal_option(CLI::App& app, const std::string& name, int& target, int min, int max,
+                                const std::string& help) {
+    return app
+        .add_option_function<std::string>(
+            name, [&target, min, max, name](const std::string& text) { target = static_cast<int>(parse_decimal(text, min, max, name)); },
+            help)
+        ->type_name("INT")
+        ->default_str(std::to_string(target));
+}
+
+CLI::Option* add_seed_option(CLI::App& app, const std::string& name, std::uint64_t& target, const std::string& help) {
+    return app.add_option_function<std::string>(name, [&target, name](const std::string& text) { target = parse_seed(text, name); }, help)
+        ->type_name("INT")
+        ->default_str(std::to_string(target));
+}
+
+Progress::Progress(std::string what) : what_(std::move(what)), terminal_(::isatty(STDERR_FILENO) != 0) {}
+
+void Progress::operator()(std::size_t done, std::size_t total) {
+    if (terminal_) {
+        std::cerr << fmt::format("\r{} {}/{}", what_, done, total) << std::flush;
+        open_line_ = done < total;
+        if (!open_line_) std::cerr << "\n";
+    } else if (done == 1 || done == total) {
+        std::cerr << fmt::format("{} {}/{}\n", what_, done, total);
     }
 }
 

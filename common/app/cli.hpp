@@ -4,8 +4,11 @@
 //   --help
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -32,6 +35,35 @@ int run_chapter(int argc, char** argv, const std::string& description,
 int run_chapter(int argc, char** argv, const std::string& description,
                 const std::function<void(CLI::App&)>& add_options,
                 const std::function<void(Notebook&, Generator&)>& body);
+
+// `text` for an error message, in double quotes: control bytes (NUL, newlines, escape sequences)
+// as \xNN so that a message never ends early or moves the terminal, and at most `max_bytes` of it,
+// then "..." (in bytes; a UTF-8 character is not split).
+std::string quoted(std::string_view text, std::size_t max_bytes = 60);
+
+// A whole number written in decimal, as a user types it: an optional '-', then digits, nothing
+// else (no spaces, no "0x10", no "+3", not empty), between `min` and `max`. Otherwise a
+// CLI::ValidationError (a usage error) naming `option` and the range.
+long long parse_decimal(const std::string& text, long long min, long long max, const std::string& option);
+// --seed: any integer torch.manual_seed takes, -2^63 .. 2^64 - 1; a negative seed wraps to
+// 2^64 + seed, as PyTorch reinterprets it. Otherwise a CLI::ValidationError.
+std::uint64_t parse_seed(const std::string& text, const std::string& option = "--seed");
+// Adds an option whose value must pass parse_decimal (or parse_seed), stored in `target`.
+CLI::Option* add_decimal_option(CLI::App& app, const std::string& name, int& target, int min, int max,
+                                const std::string& help);
+CLI::Option* add_seed_option(CLI::App& app, const std::string& name, std::uint64_t& target, const std::string& help);
+
+// Progress on stderr ("generating: token 3/6"): redrawn in place on a terminal, and in a log (stderr
+// not a terminal) only the first and the last step, each on its own line.
+class Progress {
+public:
+    explicit Progress(std::string what);  // e.g. "generating: token"
+    void operator()(std::size_t done, std::size_t total);
+private:
+    std::string what_;
+    bool terminal_;
+    bool open_line_ = false;
+};
 
 // The llmfs-* tools' frame: parses argv with `app` (--help exits 0; a usage error is reported as
 // "<name>: ..." and exits 2), then returns body()'s exit code. Bad input the body throws as

@@ -112,8 +112,12 @@ bool is_close(std::string_view expected, std::string_view actual) {
     const double a = std::strtod(std::string(expected).c_str(), nullptr);
     const double b = std::strtod(std::string(actual).c_str(), nullptr);
     if (is_integer_text(expected) || is_integer_text(actual)) return a == b;
-    const double unit = std::max(last_digit_unit(expected), last_digit_unit(actual));
-    const double tolerance = std::max({2.0 * unit, 1e-6 * std::abs(a), 1e-6});
+    if (!std::isfinite(a) || !std::isfinite(b)) return false;  // "1e999" is no float32 print
+    // Symmetric, and bounded by the finer text and the smaller magnitude, so that neither number
+    // can widen the tolerance for itself: "1e300" or "0e99" in place of "0.1235" is a change of
+    // magnitude (its coarse unit 1e300 or 1e99, its magnitude 1e300), not noise.
+    const double unit = std::min(last_digit_unit(expected), last_digit_unit(actual));
+    const double tolerance = std::max({2.0 * unit, 1e-6 * std::min(std::abs(a), std::abs(b)), 1e-6});
     // The slack absorbs the binary rounding of decimal texts (0.1237 - 0.1235 > 2e-4 in doubles).
     return std::abs(a - b) <= tolerance * (1.0 + 1e-9);
 }
@@ -141,6 +145,9 @@ Comparison compare_outputs(std::string_view expected, std::string_view actual) {
     return result;
 }
 
+// The largest LCS table unified_diff builds (ints): 16 M cells, 64 MB.
+constexpr std::size_t kMaxDiffCells = std::size_t{16} << 20;
+
 std::string unified_diff(std::string_view expected, std::string_view actual, std::string_view expected_name,
                          std::string_view actual_name, int context) {
     if (expected == actual) return "";
@@ -148,27 +155,39 @@ std::string unified_diff(std::string_view expected, std::string_view actual, std
     const auto b = split_lines(actual);
     const std::size_t n = a.size(), m = b.size();
 
-    // Longest common subsequence table: lcs[i][j] for a[i..], b[j..].
-    std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-    for (std::size_t i = n; i-- > 0;) {
-        for (std::size_t j = m; j-- > 0;) {
-            lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-        }
-    }
     struct Edit {
         char op;            // ' ', '-', '+'
         std::size_t ai, bi;  // positions in a and b before this edit
     };
     std::vector<Edit> edits;
-    std::size_t i = 0, j = 0;
-    while (i < n || j < m) {
-        if (i < n && j < m && a[i] == b[j]) {
-            edits.push_back({' ', i++, j++});
-        } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
-            edits.push_back({'-', i++, j});  // deletions first, as diff -u prints them
-        } else {
-            edits.push_back({'+', i, j++});
+    if ((n + 1) * (m + 1) <= kMaxDiffCells) {
+        // Longest common subsequence table: lcs[i][j] for a[i..], b[j..].
+        std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
+        for (std::size_t i = n; i-- > 0;) {
+            for (std::size_t j = m; j-- > 0;) {
+                lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+            }
         }
+        std::size_t i = 0, j = 0;
+        while (i < n || j < m) {
+            if (i < n && j < m && a[i] == b[j]) {
+                edits.push_back({' ', i++, j++});
+            } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+                edits.push_back({'-', i++, j});  // deletions first, as diff -u prints them
+            } else {
+                edits.push_back({'+', i, j++});
+            }
+        }
+    } else {
+        // Too large for the table (a notebook cell of a million lines): the common first and last
+        // lines, and everything between them as removed then added. Still a valid diff -u.
+        std::size_t head = 0, tail = 0;
+        while (head < n && head < m && a[head] == b[head]) ++head;
+        while (tail < n - head && tail < m - head && a[n - 1 - tail] == b[m - 1 - tail]) ++tail;
+        for (std::size_t i = 0; i < head; ++i) edits.push_back({' ', i, i});
+        for (std::size_t i = head; i < n - tail; ++i) edits.push_back({'-', i, head});
+        for (std::size_t j = head; j < m - tail; ++j) edits.push_back({'+', n - tail, j});
+        for (std::size_t k = 0; k < tail; ++k) edits.push_back({' ', n - tail + k, m - tail + k});
     }
 
     std::string out = "--- " + std::string(expected_name) + "\n+++ " + std::string(actual_name) + "\n";

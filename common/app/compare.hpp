@@ -25,10 +25,13 @@ struct Comparison {
 
 // The closeness rule for one printed number: `expected` (the notebook's) and `actual` (ours) are
 // the numbers' texts, e.g. "0.9995" and "1.0000". Close when
-//     |a - b| <= max(2 units of the last digit printed, 1e-6 * |a|, 1e-6)
-// where the unit is that of the coarser of the two texts (1e-4 for "0.9995", 1e-12 for
-// "-5.9605e-08"). Integers and PyTorch's integer-valued floats ("768", "2.": token ids, sizes,
-// counts, dropout masks) must be equal: 0. against 2. is a different mask, not noise.
+//     |a - b| <= max(2 units of the last digit printed, 1e-6 * min(|a|, |b|), 1e-6)
+// where the unit is that of the finer of the two texts (1e-4 for "0.9995", 1e-12 for
+// "-5.9605e-08"). The rule is symmetric in the two numbers and bounded by the smaller unit and the
+// smaller magnitude, so a tampered "1e300" or "0e99" for "0.1235" differs: a number's own coarse
+// print cannot excuse a change of magnitude. Integers and PyTorch's integer-valued floats ("768",
+// "2.": token ids, sizes, counts, dropout masks) must be equal: 0. against 2. is a different mask,
+// not noise. Infinite values ("1e999") are never close.
 bool is_close(std::string_view expected, std::string_view actual);
 
 // Compares two whole outputs. Whitespace is ignored for "close" (a changed sign or digit count

@@ -15,7 +15,27 @@ TEST_CASE("is_close: the noise of another CPU or BLAS is close, a real change is
     CHECK(is_close("-0.0000", "0.0000"));
     CHECK(is_close("1.0000e+05", "1.0001e+05"));  // 1 unit = 10
     CHECK_FALSE(is_close("1.0000e+05", "1.0003e+05"));
-    CHECK(is_close("0.5", "0.5002"));  // the coarser unit counts
+    CHECK(is_close("0.5", "0.5002"));        // 2 units of the finer text
+    CHECK_FALSE(is_close("0.5", "0.5003"));  // the coarser text's unit (0.1) excuses nothing
+}
+
+TEST_CASE("is_close: a tampered number is never close, whichever side it is on") {
+    for (const char* tampered : {"1e300", "0e99", "1e-300", "9.9999e+37", "1e999", "-1e300", "1.2345e+03"}) {
+        INFO(tampered);
+        CHECK_FALSE(is_close("0.1235", tampered));
+        CHECK_FALSE(is_close(tampered, "0.1235"));
+    }
+    CHECK_FALSE(is_close("-0.4619", "-0.4519"));  // the changed digit of llmfs-nbcheck's test notebook
+}
+
+TEST_CASE("is_close: the rule is symmetric") {
+    const char* numbers[] = {"1.6754", "1.6755", "0.9995", "1.0000", "-5.9605e-08", "9.9341e-09", "0.5", "0.5002",
+                             "0.5003", "1.0000e+05", "1.0003e+05", "0.00020173587836325169", "0.0002017358"};
+    for (const char* a : numbers)
+        for (const char* b : numbers) {
+            INFO(a << " vs " << b);
+            CHECK(is_close(a, b) == is_close(b, a));
+        }
 }
 
 TEST_CASE("is_close: integers (token ids, sizes, counts) must be equal") {

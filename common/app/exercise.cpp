@@ -1,5 +1,6 @@
 #include "llmfs/app/exercise.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -95,6 +96,9 @@ std::string student_copy(std::string_view solution_source) {
             if (close == std::string_view::npos) fail("expected \"// BEGIN SOLUTION(exercise N.M): what to do\"");
             const std::string_view id = body.substr(kBegin.size(), close - kBegin.size());
             const std::string_view todo = body.substr(close + 3);
+            // The id goes into generated C++ ("exercise_todo(\"3.1\", ...)"): only an exercise's id.
+            const bool known = std::any_of(exercises().begin(), exercises().end(), [&](const Exercise& e) { return e.id == id; });
+            if (!known) fail("\"" + std::string(id).substr(0, 20) + "\" is not an exercise id (3.1 ... 4.3)");
             if (todo.find('"') != std::string_view::npos || todo.find('\\') != std::string_view::npos)
                 fail("the TODO text must not contain quotes or backslashes");
             const std::string pad(indent, ' ');

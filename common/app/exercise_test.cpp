@@ -28,6 +28,10 @@ TEST_CASE("student_copy rejects malformed regions, naming the line") {
                       Catch::Contains("quotes"));
     CHECK_THROWS_WITH(student_copy("// BEGIN SOLUTION(exercise 3.1): a\n// BEGIN SOLUTION(exercise 3.1): b\n"),
                       Catch::Contains("inside another region"));
+    // The id lands in generated C++: a quote in it must not make broken code.
+    CHECK_THROWS_WITH(student_copy("x\n// BEGIN SOLUTION(exercise 3\"1): a\n// END SOLUTION\n"),
+                      Catch::Contains("line 2") && Catch::Contains("not an exercise id"));
+    CHECK_THROWS_WITH(student_copy("// BEGIN SOLUTION(exercise 9.9): a\n// END SOLUTION\n"), Catch::Contains("not an exercise id"));
 }
 
 TEST_CASE("exercise_todo stops with a message naming the exercise, the TODO and the file") {

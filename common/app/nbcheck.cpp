@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace llmfs {
@@ -31,25 +33,100 @@ std::string join_lines(const std::vector<std::string>& lines, std::size_t begin,
     return text;
 }
 
-// nbformat keeps multi-line strings either as one string or as a list of lines.
-std::string multiline(const json& value) {
-    if (value.is_string()) return value.get<std::string>();
+// Where a notebook's JSON is wrong, for messages: "cell 3 (code cell 2), output 1".
+std::string where(std::size_t cell, std::size_t code_cell, std::size_t output = 0) {
+    std::string at = "cell " + std::to_string(cell);
+    if (code_cell > 0) at += " (code cell " + std::to_string(code_cell) + ")";
+    if (output > 0) at += ", output " + std::to_string(output);
+    return at;
+}
+
+const char* type_name(const json& value) {
+    switch (value.type()) {
+        case json::value_t::null: return "null";
+        case json::value_t::object: return "an object";
+        case json::value_t::array: return "a list";
+        case json::value_t::string: return "a string";
+        case json::value_t::boolean: return "a boolean";
+        case json::value_t::number_integer:
+        case json::value_t::number_unsigned:
+        case json::value_t::number_float: return "a number";
+        default: return "a value of another type";
+    }
+}
+
+[[noreturn]] void wrong_type(const std::string& at, std::string_view field, std::string_view expected, const json& value) {
+    throw std::invalid_argument(fmt::format("not a valid notebook: {}: \"{}\" must be {}, not {}", at, field, expected,
+                                            type_name(value)));
+}
+
+// The string `object[field]`, or `fallback` when it is absent; any other type is bad input.
+std::string string_field(const json& object, std::string_view field, const std::string& at, std::string fallback = "") {
+    const auto it = object.find(field);
+    if (it == object.end()) return fallback;
+    if (!it->is_string()) wrong_type(at, field, "a string", *it);
+    return it->get<std::string>();
+}
+
+// nbformat keeps multi-line strings either as one string or as a list of strings (lines).
+std::string multiline(const json& object, std::string_view field, const std::string& at) {
+    const auto it = object.find(field);
+    if (it == object.end()) return "";
+    if (it->is_string()) return it->get<std::string>();
+    if (!it->is_array()) wrong_type(at, field, "a string or a list of strings", *it);
     std::string text;
-    if (value.is_array()) {
-        for (const json& part : value) {
-            if (part.is_string()) text += part.get<std::string>();
-        }
+    for (const json& part : *it) {
+        if (!part.is_string()) wrong_type(at, field, "a string or a list of strings", part);
+        text += part.get<std::string>();
     }
     return text;
 }
 
+// Notebooks nest a few levels (cells, outputs, data, metadata); JSON nested deeper than this is
+// refused while it is parsed, before it can exhaust the stack of code that walks it.
+constexpr int kMaxJsonDepth = 64;
+
+// Stops a SAX parse once it is more than kMaxJsonDepth levels deep; a parse error just ends the
+// pass (json::parse reports it next).
+struct DepthLimit : nlohmann::json_sax<json> {
+    int depth = 0;
+    bool too_deep = false;
+    bool open() { return ++depth <= kMaxJsonDepth || (too_deep = true, false); }
+    bool close() { return --depth, true; }
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return open(); }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+
 // A .ipynb's code cells. Only what a program prints to stdout counts as output: stderr streams
 // (warnings) are left out; an expression's value (execute_result) is printed text with a newline.
+// Bad input (broken or too deeply nested JSON, a field of the wrong type) is std::invalid_argument
+// naming the cell and field.
 std::vector<NotebookCell> read_ipynb(std::string_view text) {
+    // First the depth, with a SAX pass that builds nothing (nlohmann's parser is iterative, so deep
+    // input cannot exhaust the stack here; its callback parser, which could count depth while
+    // building, is quadratic in a long list of cells). Then the document itself.
+    DepthLimit limit;
+    json::sax_parse(text, &limit);
+    if (limit.too_deep) {
+        throw std::invalid_argument(fmt::format("not a notebook: its JSON is nested more than {} levels deep "
+                                                "(a Jupyter notebook has fewer than 10)",
+                                                kMaxJsonDepth));
+    }
     json notebook;
     try {
         notebook = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
         throw std::invalid_argument(std::string("not valid notebook JSON: ") + e.what());
     }
     if (!notebook.is_object() || !notebook.contains("cells") || !notebook["cells"].is_array()) {
@@ -57,21 +134,31 @@ std::vector<NotebookCell> read_ipynb(std::string_view text) {
     }
     std::vector<NotebookCell> cells;
     const json& all = notebook["cells"];
-    for (const json& c : all) {
-        if (!c.is_object() || c.value("cell_type", "") != "code") continue;
+    for (std::size_t n = 0; n < all.size(); ++n) {
+        const json& c = all[n];
+        if (!c.is_object()) throw std::invalid_argument(fmt::format("not a valid notebook: cell {} is {}, not an object", n + 1, type_name(c)));
+        if (string_field(c, "cell_type", where(n + 1, 0)) != "code") continue;
         NotebookCell cell;
         cell.index = cells.size() + 1;
-        cell.code = multiline(c.value("source", json()));
-        for (const json& out : c.value("outputs", json::array())) {
-            const std::string type = out.value("output_type", "");
+        const std::string at = where(n + 1, cell.index);
+        cell.code = multiline(c, "source", at);
+        const auto outputs = c.find("outputs");
+        if (outputs != c.end() && !outputs->is_array()) wrong_type(at, "outputs", "a list", *outputs);
+        for (std::size_t k = 0; outputs != c.end() && k < outputs->size(); ++k) {
+            const json& out = (*outputs)[k];
+            const std::string out_at = where(n + 1, cell.index, k + 1);
+            if (!out.is_object()) throw std::invalid_argument(fmt::format("not a valid notebook: {} is {}, not an object", out_at, type_name(out)));
+            const std::string type = string_field(out, "output_type", out_at);
             if (type == "stream") {
-                if (out.value("name", "") == "stdout") cell.output += multiline(out.value("text", json()));
+                if (string_field(out, "name", out_at) == "stdout") cell.output += multiline(out, "text", out_at);
             } else if (type == "execute_result" || type == "display_data") {
-                const json data = out.value("data", json::object());
-                if (data.contains("image/png") || data.contains("image/svg+xml") || data.contains("image/jpeg")) {
+                const auto data = out.find("data");
+                if (data == out.end()) continue;
+                if (!data->is_object()) wrong_type(out_at, "data", "an object", *data);
+                if (data->contains("image/png") || data->contains("image/svg+xml") || data->contains("image/jpeg")) {
                     cell.figure = true;
-                } else if (data.contains("text/plain")) {
-                    std::string value = multiline(data["text/plain"]);
+                } else if (data->contains("text/plain")) {
+                    std::string value = multiline(*data, "text/plain", out_at);
                     if (!value.empty() && value.back() != '\n') value += '\n';
                     cell.output += value;
                 }
@@ -84,12 +171,23 @@ std::vector<NotebookCell> read_ipynb(std::string_view text) {
     return cells;
 }
 
+// "In [12]:", "In [ ]:", "In [None]:": the line that starts a cell of a text export. A plain
+// scanner: a backtracking regex recursed once per character and overflowed the stack on a long line.
+bool is_in_marker(std::string_view line) {
+    if (!starts_with(line, "In [")) return false;
+    const std::size_t close = line.find(']', 4);
+    if (close == std::string_view::npos || close + 1 >= line.size() || line[close + 1] != ':') return false;
+    for (std::size_t i = close + 2; i < line.size(); ++i) {
+        if (!std::isspace(static_cast<unsigned char>(line[i]))) return false;
+    }
+    return true;
+}
+
 // The plain-text export of the seeds: "In [N]:" starts a code cell; the code, one blank line, its
 // output, two blank lines, then markdown up to the next "In [". The export does not mark where code
 // ends and output begins, so a cell's code holds all of it until check_notebook splits it against
 // the program cell it maps to (split_text_cell).
 std::vector<NotebookCell> read_text_export(std::string_view text) {
-    static const std::regex in_marker(R"(^In \[[^\]]*\]:\s*$)");  // "In [12]:", "In [ ]:", "In [None]:"
     const auto lines = split_lines(text);
     std::vector<NotebookCell> cells;
     std::optional<std::size_t> begin;
@@ -102,7 +200,7 @@ std::vector<NotebookCell> read_text_export(std::string_view text) {
         cells.push_back(std::move(cell));
     };
     for (std::size_t i = 0; i < lines.size(); ++i) {
-        if (std::regex_match(lines[i], in_marker)) {
+        if (is_in_marker(lines[i])) {
             flush(i);
             begin = i + 1;
         }
@@ -262,18 +360,36 @@ std::vector<ProgramCell> parse_annotated(std::string_view program, std::string_v
     return cells;
 }
 
-std::optional<std::size_t> map_cell(const NotebookCell& cell, const std::vector<ProgramCell>& cells) {
+namespace {
+
+// The program cells' code lines, worked out once per notebook, and which cells hold each line:
+// a notebook cell is then compared only with the program cells it shares a line with, so a
+// notebook of N cells takes time in proportion to N, not N times the program cells.
+struct ProgramIndex {
+    std::vector<std::set<std::string>> lines;  // per program cell
+    std::unordered_map<std::string, std::vector<std::size_t>> cells_with;
+    explicit ProgramIndex(const std::vector<ProgramCell>& cells) {
+        for (std::size_t k = 0; k < cells.size(); ++k) {
+            lines.push_back(cells[k].output.empty() ? std::set<std::string>{} : line_set(cells[k].code));
+            for (const std::string& line : lines.back()) cells_with[line].push_back(k);
+        }
+    }
+};
+
+std::optional<std::size_t> map_cell(const NotebookCell& cell, const std::vector<ProgramCell>& cells, const ProgramIndex& index) {
     const auto notebook_lines = line_set(cell.code);
+    std::map<std::size_t, std::size_t> shared;  // program cell -> lines it shares with the notebook cell
+    for (const std::string& line : notebook_lines) {
+        if (const auto it = index.cells_with.find(line); it != index.cells_with.end()) {
+            for (std::size_t k : it->second) ++shared[k];
+        }
+    }
     std::optional<std::size_t> best;
     std::tuple<double, double, int> best_score;  // (coverage, specificity, agreement of the outputs)
-    for (std::size_t k = 0; k < cells.size(); ++k) {
-        const auto program_lines = line_set(cells[k].code);
-        if (cells[k].output.empty() || program_lines.empty()) continue;
-        std::size_t shared = 0;
-        for (const std::string& line : program_lines) shared += notebook_lines.count(line);
-        const double coverage = static_cast<double>(shared) / program_lines.size();
+    for (const auto& [k, count] : shared) {  // in program order: the first of equal scores wins
+        const double coverage = static_cast<double>(count) / index.lines[k].size();
         if (coverage <= 0.5) continue;
-        const double specificity = static_cast<double>(shared) / notebook_lines.size();
+        const double specificity = static_cast<double>(count) / notebook_lines.size();
         const int agreement = cell.output.empty() ? 0 : verdict_rank(compare_outputs(cell.output, cells[k].output).verdict);
         const std::tuple<double, double, int> score{coverage, specificity, agreement};
         if (!best || score > best_score) {
@@ -282,6 +398,12 @@ std::optional<std::size_t> map_cell(const NotebookCell& cell, const std::vector<
         }
     }
     return best;
+}
+
+}  // namespace
+
+std::optional<std::size_t> map_cell(const NotebookCell& cell, const std::vector<ProgramCell>& cells) {
+    return map_cell(cell, cells, ProgramIndex(cells));
 }
 
 const char* to_string(CellStatus status) {
@@ -295,12 +417,13 @@ const char* to_string(CellStatus status) {
 }
 
 std::vector<CellResult> check_notebook(const std::vector<NotebookCell>& notebook, const std::vector<ProgramCell>& cells) {
+    const ProgramIndex index(cells);
     std::vector<CellResult> results;
     for (const NotebookCell& original : notebook) {
         NotebookCell cell = original;
         CellResult result;
         result.index = cell.index;
-        const auto mapped = is_version_print(cell) ? std::nullopt : map_cell(cell, cells);
+        const auto mapped = is_version_print(cell) ? std::nullopt : map_cell(cell, cells, index);
         // A text export's cell is counted when it maps to a program (its output then split off
         // its code) or prints the version; what else it prints cannot be told from markdown.
         if (cell.undivided && mapped) cell.output = split_text_cell(cell.code, cells[*mapped]);

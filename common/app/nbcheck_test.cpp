@@ -1,8 +1,13 @@
 #include "llmfs/app/nbcheck.hpp"
 
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
 
 using namespace llmfs;
 
@@ -116,4 +121,174 @@ TEST_CASE("check_notebook: version prints, figures and unknown cells are not cov
     CHECK(results[1].reason == "figure");
     CHECK(results[2].reason == "a cell the suite does not reproduce");
     for (const auto& r : results) CHECK(r.status == CellStatus::not_covered);
+}
+
+// ---- fuzzing (test_support.hpp): mutated notebooks are read and checked, or refused with a message
+
+namespace {
+
+std::string source_file(const std::string& relative) {
+    std::ifstream in(std::string(LLMFS_SOURCE_DIR) + "/" + relative, std::ios::binary);
+    REQUIRE(in);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Program cells reproducing `notebook` cell for cell: checking a mutated copy against them runs
+// the mapping, the comparison and the diffs on every cell the mutation left recognisable.
+std::vector<ProgramCell> program_cells_of(const std::string& notebook) {
+    std::vector<ProgramCell> cells;
+    for (const NotebookCell& c : read_notebook(notebook)) {
+        if (!c.output.empty()) cells.push_back({"program", "1.1 section", "chapters/x.cpp:" + std::to_string(c.index), c.code, c.output});
+    }
+    return cells;
+}
+
+// Checks `text` as llmfs-nbcheck does, and that its report adds up.
+void read_and_check(const std::string& text, const std::vector<ProgramCell>& programs) {
+    const auto notebook = read_notebook(text);
+    const auto results = check_notebook(notebook, programs);
+    const Summary s = summarize(results);
+    CHECK(s.covered() + s.not_covered == results.size());
+    for (const CellResult& r : results) CHECK((r.program_cell.has_value() == (r.status != CellStatus::not_covered)));
+}
+
+nlohmann::json random_value(testing::Mutator& m) {
+    switch (m.below(8)) {
+        case 0: return nullptr;
+        case 1: return m.chance(0.5);
+        case 2: return static_cast<double>(m.below(1000)) - 500.5;
+        case 3: return static_cast<std::int64_t>(m.below(1u << 31)) * (m.chance(0.5) ? -1 : 1);
+        case 4: return std::string("text ") + m.nasty() + m.nasty();
+        case 5: return nlohmann::json::array({1, "two", nullptr});
+        case 6: return nlohmann::json::object({{"text/plain", 3}, {"name", nullptr}});
+        default: return std::string(m.below(200000), 'x');
+    }
+}
+
+// A structural mutation: some value of the notebook's JSON replaced by one of another type, a
+// key removed, or a value wrapped in a list.
+std::string mutate_structure(const std::string& seed, testing::Mutator& m) {
+    nlohmann::json j = nlohmann::json::parse(seed);
+    const nlohmann::json flat = j.flatten();
+    auto it = flat.begin();
+    std::advance(it, static_cast<long>(m.below(flat.size())));
+    nlohmann::json::json_pointer ptr(it.key());
+    for (std::size_t up = m.below(4); up > 0 && !ptr.empty(); --up) ptr = ptr.parent_pointer();
+    if (ptr.empty()) return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    switch (m.below(3)) {
+        case 0: j[ptr] = random_value(m); break;
+        case 1: {
+            const auto parent = ptr.parent_pointer();
+            if (j[parent].is_object()) j[parent].erase(ptr.back());
+            break;
+        }
+        default: j[ptr] = nlohmann::json::array({j[ptr]}); break;
+    }
+    return j.dump(m.chance(0.5) ? 1 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A cell's source replaced by lists nested `depth` deep (200,000 overflowed the stack once).
+std::string nest(const std::string& seed, std::size_t depth, testing::Mutator& m) {
+    nlohmann::json j = nlohmann::json::parse(seed);
+    auto& cells = j["cells"];
+    cells[m.below(cells.size())]["source"] = "@@DEEP@@";
+    std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string deep = std::string(depth, '[') + "\"x\"" + std::string(depth, ']');
+    return text.replace(text.find("\"@@DEEP@@\""), 10, deep);
+}
+
+// Many cells, or one huge one: sizes a real notebook never has.
+std::string resize(const std::string& seed, testing::Mutator& m) {
+    nlohmann::json j = nlohmann::json::parse(seed);
+    auto& cells = j["cells"];
+    if (m.chance(0.5)) {
+        const nlohmann::json cell = cells[m.below(cells.size())];
+        const std::size_t copies = 1000 + m.below(20000);
+        for (std::size_t i = 0; i < copies; ++i) cells.push_back(cell);
+    } else {
+        cells[m.below(cells.size())]["source"] = std::string(1 + m.below(2000000), "x\n("[m.below(3)]);
+    }
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+TEST_CASE("fuzz: mutated .ipynb notebooks (bytes, types, depth, sizes) are checked or refused with a message", "[fuzz]") {
+    const std::vector<std::string> seeds = {source_file("tests/nbcheck/ch03_zh.ipynb"), source_file("tests/nbcheck/ch04_book.ipynb")};
+    const std::vector<std::vector<ProgramCell>> programs = {program_cells_of(seeds[0]), program_cells_of(seeds[1])};
+    const std::size_t depths[] = {2, 10, 63, 64, 65, 1000, 200000};
+    testing::Mutator m(20261123);
+    constexpr int kCases = 2000;
+    for (int i = 0; i < kCases; ++i) {
+        const std::size_t s = m.below(seeds.size());
+        std::string input;
+        switch (i % 8) {
+            case 0: case 1: case 2: input = m.bytes(seeds[s]); break;
+            case 3: case 4: case 5: input = mutate_structure(seeds[s], m); break;
+            case 6: input = nest(seeds[s], depths[m.below(std::size(depths))], m); break;
+            default: input = i % 32 == 7 ? resize(seeds[s], m) : mutate_structure(m.bytes(seeds[s]).size() % 2 ? seeds[s] : seeds[1 - s], m); break;
+        }
+        testing::fuzz_case("ipynb-" + std::to_string(i), input, [&] { read_and_check(input, programs[s]); });
+    }
+}
+
+TEST_CASE("fuzz: mutated text exports (bytes, long lines, lines moved) are checked or refused with a message", "[fuzz]") {
+    const std::vector<std::string> seeds = {source_file("tests/nbcheck/ch03_ja_export.txt"), source_file("tests/nbcheck/ch03_ko_export.txt")};
+    const std::vector<ProgramCell> programs = program_cells_of(source_file("tests/nbcheck/ch03_zh.ipynb"));
+    testing::Mutator m(1123);
+    constexpr int kCases = 2000;
+    for (int i = 0; i < kCases; ++i) {
+        std::string input = seeds[m.below(seeds.size())];
+        const std::size_t at = input.find('\n', m.below(input.size())) + 1;
+        switch (i % 4) {
+            case 0: input = m.bytes(input); break;
+            case 1: input.insert(at % (input.size() + 1), "In [" + std::string(m.below(60000), "x]["[m.below(3)]) + "\n"); break;
+            case 2: {  // a block of lines copied elsewhere (cells out of order, duplicated)
+                const std::size_t from = m.below(input.size()), length = m.below(5000);
+                input.insert(at % (input.size() + 1), input.substr(from, length));
+                break;
+            }
+            default: {  // blank lines (the cell separators) removed or doubled
+                std::string edited;
+                const bool remove = m.chance(0.5);
+                for (std::size_t k = 0; k < input.size(); ++k) {
+                    const bool blank = input[k] == '\n' && k + 1 < input.size() && input[k + 1] == '\n';
+                    if (blank && remove && m.chance(0.5)) continue;
+                    edited += input[k];
+                    if (blank && !remove && m.chance(0.3)) edited += '\n';
+                }
+                input = edited;
+            }
+        }
+        testing::fuzz_case("text-export-" + std::to_string(i), input, [&] { read_and_check(input, programs); });
+    }
+}
+
+TEST_CASE("bad input: each reproducer of the hostile-input issue is refused with a message") {
+    const std::string zh = source_file("tests/nbcheck/ch03_zh.ipynb");
+    // A text export line "In [" and 50,000 characters: a regex once recursed per character.
+    CHECK_THROWS_WITH(read_notebook("In [" + std::string(50000, 'x') + "\nprint(1)\n"), Catch::Contains("not a notebook"));
+    CHECK(read_notebook("In [" + std::string(50000, 'x') + "]:\nprint(1)\n").size() == 1);
+    CHECK(read_notebook("In [1]:\nprint(1)\n\n1\n").size() == 1);
+    // 200,000 levels of nesting in a cell's source: refused while parsing, not a stack overflow.
+    testing::Mutator m(1);
+    CHECK_THROWS_WITH(read_notebook(nest(zh, 200000, m)), Catch::Contains("nested more than 64 levels"));
+    // Wrong JSON types: bad input naming the cell and the field, never a library's type_error.
+    CHECK_THROWS_WITH(read_notebook(R"({"cells":[{"cell_type":1}]})"),
+                      Catch::Contains("cell 1") && Catch::Contains("\"cell_type\" must be a string, not a number"));
+    CHECK_THROWS_WITH(read_notebook(R"({"cells":[{"cell_type":"code","source":"x","outputs":[5]}]})"),
+                      Catch::Contains("cell 1 (code cell 1), output 1 is a number"));
+    CHECK_THROWS_WITH(read_notebook(R"({"cells":[{"cell_type":"code","source":"x","outputs":[{"output_type":"stream","name":3,"text":"a"}]}]})"),
+                      Catch::Contains("\"name\" must be a string, not a number"));
+    CHECK_THROWS_WITH(read_notebook(R"({"cells":[{"cell_type":"code","source":"x","outputs":[{"output_type":"stream","name":"stdout","text":7}]}]})"),
+                      Catch::Contains("\"text\" must be a string or a list of strings, not a number"));
+    CHECK_THROWS_WITH(read_notebook(R"({"cells":[{"cell_type":"code","source":"x","outputs":[{"output_type":"execute_result","data":{"text/plain":[1]}}]}]})"),
+                      Catch::Contains("\"text/plain\" must be a string or a list of strings, not a number"));
+    CHECK_THROWS_WITH(read_notebook(R"({"cells":[{"cell_type":"code","source":{"a":1}}]})"),
+                      Catch::Contains("\"source\" must be a string or a list of strings, not an object"));
+    // Escapes: a lone surrogate is broken JSON, a \u0000 is text.
+    CHECK_THROWS_WITH(read_notebook(R"({"cells":[{"cell_type":"code","source":"\udc00"}]})"), Catch::Contains("not valid notebook JSON"));
+    CHECK(read_notebook(R"({"cells":[{"cell_type":"code","source":"a\u0000b"}]})").front().code == std::string("a\0b", 3));
 }

@@ -5,10 +5,36 @@
 #include <memory>
 #include <stdexcept>
 
+#include <cstdlib>
+#include <system_error>
+
 #include <cairo.h>
 #include <fmt/format.h>
 
+#include "llmfs/text/data_dir.hpp"
+
 namespace llmfs {
+
+std::filesystem::path default_figure_path(const std::string& file_name) {
+    namespace fs = std::filesystem;
+    fs::path dir;
+    std::error_code ec;
+    if (const char* env = std::getenv("LLMFS_FIGURE_DIR"); env != nullptr && *env != '\0') {
+        dir = env;
+    } else if (const fs::path exe = executable_path(ec); !ec && fs::exists(exe.parent_path().parent_path() / "CMakeCache.txt", ec)) {
+        dir = exe.parent_path().parent_path() / "figures";
+    } else if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != '\0') {
+        dir = fs::path(cache) / "llmfs" / "figures";
+    } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+        dir = fs::path(home) / ".cache" / "llmfs" / "figures";
+    } else {
+        dir = fs::temp_directory_path() / "llmfs-figures";
+    }
+    fs::create_directories(dir, ec);
+    if (ec) throw std::runtime_error("cannot create the folder " + dir.string() + " for figures: " + ec.message() +
+                                     "; set LLMFS_FIGURE_DIR to a writable folder, or give --figure PATH");
+    return dir / file_name;
+}
 
 namespace {
 

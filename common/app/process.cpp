@@ -1,4 +1,5 @@
 #include "llmfs/app/process.hpp"
+#include "llmfs/text/data_dir.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -6,6 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -50,11 +54,24 @@ private:
 
 }  // namespace
 
-ProcessResult run_process(const std::filesystem::path& program, const std::vector<std::string>& args) {
-    TempFile out, err;
+ProcessResult run_process(const std::filesystem::path& program, const std::vector<std::string>& args,
+                          const ProcessOptions& options) {
+    TempFile in, out, err;
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (options.input) {
+        const std::string& bytes = *options.input;
+        for (std::size_t done = 0; done < bytes.size();) {
+            const ssize_t n = ::write(in.fd(), bytes.data() + done, bytes.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) throw std::runtime_error("cannot write a temporary file: " + std::string(std::strerror(errno)));
+            done += static_cast<std::size_t>(n);
+        }
+        ::lseek(in.fd(), 0, SEEK_SET);
+        posix_spawn_file_actions_adddup2(&actions, in.fd(), 0);
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    }
     posix_spawn_file_actions_adddup2(&actions, out.fd(), 1);
     posix_spawn_file_actions_adddup2(&actions, err.fd(), 2);
 
@@ -63,19 +80,45 @@ ProcessResult run_process(const std::filesystem::path& program, const std::vecto
     for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
 
+    // Our environment, with options.env replacing or adding variables.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string entry = *e;
+        const std::string name = entry.substr(0, entry.find('='));
+        bool replaced = false;
+        for (const auto& [key, value] : options.env) replaced = replaced || key == name;
+        if (!replaced) env_strings.push_back(entry);
+    }
+    for (const auto& [key, value] : options.env) env_strings.push_back(key + "=" + value);
+    std::vector<char*> envp;
+    for (std::string& entry : env_strings) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+
     pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
+    const int spawned = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     if (spawned != 0) {
         throw std::runtime_error("cannot run " + path + ": " + std::strerror(spawned) +
                                  " (build it with: cmake --build build)");
     }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) throw std::runtime_error("waiting for " + path + ": " + std::strerror(errno));
-    }
     ProcessResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    int status = 0;
+    const auto start = std::chrono::steady_clock::now();
+    while (true) {
+        const pid_t done = ::waitpid(pid, &status, options.timeout_seconds > 0 ? WNOHANG : 0);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) throw std::runtime_error("waiting for " + path + ": " + std::strerror(errno));
+        if (done == 0) {  // still running (WNOHANG)
+            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            if (elapsed > options.timeout_seconds && !result.timed_out) {
+                ::kill(pid, SIGKILL);
+                result.timed_out = true;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+    result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + result.signal;
     result.out = out.read();
     result.err = err.read();
     return result;
@@ -83,10 +126,8 @@ ProcessResult run_process(const std::filesystem::path& program, const std::vecto
 
 std::filesystem::path executable_dir(const char* argv0) {
     std::error_code ec;
-#ifdef __linux__
-    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path self = executable_path(ec);
     if (!ec) return self.parent_path();
-#endif
     return std::filesystem::absolute(argv0, ec).parent_path();
 }
 

@@ -2,22 +2,33 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace llmfs {
 
 struct ProcessResult {
-    int exit_code = -1;  // the program's exit status; 128 + N when killed by signal N
-    std::string out;     // its standard output
-    std::string err;     // its standard error
+    int exit_code = -1;      // the program's exit status; 128 + N when killed by signal N
+    int signal = 0;          // N when killed by signal N, else 0
+    bool timed_out = false;  // killed (SIGKILL) after ProcessOptions::timeout_seconds
+    std::string out;         // its standard output
+    std::string err;         // its standard error
 };
 
-// Runs `program` with `args` (no shell), stdin from /dev/null, and waits for it. Throws
-// std::runtime_error naming the program when it cannot be started.
-ProcessResult run_process(const std::filesystem::path& program, const std::vector<std::string>& args);
+struct ProcessOptions {
+    std::optional<std::string> input;                          // standard input's bytes (default: /dev/null)
+    std::vector<std::pair<std::string, std::string>> env;      // variables set on top of ours
+    double timeout_seconds = 0;                                // > 0: kill the program after this long
+};
 
-// The directory of the running executable: /proc/self/exe on Linux, else argv[0] (made absolute).
+// Runs `program` with `args` (no shell) and waits for it. Throws std::runtime_error naming the
+// program when it cannot be started.
+ProcessResult run_process(const std::filesystem::path& program, const std::vector<std::string>& args,
+                          const ProcessOptions& options = {});
+
+// The directory of the running executable (text/data_dir's executable_path), else argv[0]'s (made absolute).
 std::filesystem::path executable_dir(const char* argv0);
 
 }  // namespace llmfs

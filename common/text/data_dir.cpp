@@ -9,7 +9,9 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <unistd.h>
 
 #if defined(__APPLE__)
 #include <cstdint>
@@ -24,8 +26,6 @@
 namespace fs = std::filesystem;
 
 namespace llmfs {
-
-namespace {
 
 // The running executable: Linux's /proc/self/exe, macOS's _NSGetExecutablePath; elsewhere an error
 // (and data_dir() skips the installed location).
@@ -43,8 +43,6 @@ fs::path executable_path(std::error_code& ec) {
     return fs::read_symlink("/proc/self/exe", ec);
 #endif
 }
-
-}  // namespace
 
 fs::path data_dir() {
     if (const char* env = std::getenv("LLMFS_DATA_DIR"); env != nullptr && *env != '\0') {
@@ -68,7 +66,7 @@ fs::path data_dir() {
     return fs::path(LLMFS_SOURCE_DATA_DIR);
 }
 
-std::ifstream open_checked(const fs::path& path, std::string_view hint) {
+std::ifstream open_checked(const fs::path& path, std::string_view hint, std::uintmax_t max_bytes) {
     const auto fail = [&](const std::string& why) {
         std::string message = "cannot open " + path.string() + " for reading: " + why;
         if (!hint.empty()) {
@@ -77,8 +75,15 @@ std::ifstream open_checked(const fs::path& path, std::string_view hint) {
         throw std::runtime_error(message);
     };
     std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-        fail("it is a directory");
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) fail(ec ? ec.message() : "no such file");
+    if (fs::is_directory(status)) fail("it is a directory");
+    if (!fs::is_regular_file(status)) fail("it is not a regular file (a pipe, a device or a socket)");
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec) fail(ec.message());
+    if (size > max_bytes) {
+        fail("it holds " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) +
+             " a file of this kind can sensibly hold");
     }
     errno = 0;
     std::ifstream file(path, std::ios::binary);
@@ -88,12 +93,46 @@ std::ifstream open_checked(const fs::path& path, std::string_view hint) {
     return file;
 }
 
-std::string read_file_checked(const fs::path& path, std::string_view hint) {
-    std::ifstream file = open_checked(path, hint);
+std::string read_file_checked(const fs::path& path, std::string_view hint, std::uintmax_t max_bytes) {
+    std::ifstream file = open_checked(path, hint, max_bytes);
     std::string bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
     if (file.bad()) {
         throw std::runtime_error("error while reading " + path.string());
     }
+    return bytes;
+}
+
+std::string read_input(const std::string& path, std::uintmax_t max_bytes, std::string_view what) {
+    const bool from_stdin = path == "-";
+    const std::string source = std::string(what) + (from_stdin ? " from standard input" : " " + path);
+    const auto fail = [&](const std::string& why) { throw std::invalid_argument("cannot read the " + source + ": " + why); };
+    int fd = STDIN_FILENO;
+    if (!from_stdin) {
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) fail("it is a directory");
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) fail(std::strerror(errno));
+    }
+    std::string bytes;
+    char buffer[1 << 16];
+    int error = 0;
+    while (true) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            error = errno;  // EISDIR for a directory on standard input (< /tmp)
+            break;
+        }
+        if (n == 0) break;
+        if (bytes.size() + static_cast<std::size_t>(n) > max_bytes) {
+            if (!from_stdin) ::close(fd);
+            fail("it holds more than " + std::to_string(max_bytes >> 20) + " MiB, the most a " + std::string(what) +
+                 " may hold here");
+        }
+        bytes.append(buffer, static_cast<std::size_t>(n));
+    }
+    if (!from_stdin) ::close(fd);
+    if (error != 0) fail(error == EISDIR ? "it is a directory" : std::strerror(error));
     return bytes;
 }
 

@@ -7,11 +7,13 @@
 // up with exactly the lines of vocab.bpe, and converts back to raw bytes only for decoding.
 #include "llmfs/text/tokenizer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <queue>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -238,19 +240,27 @@ struct Gpt2Tokenizer::Impl {
     mutable std::mutex cache_mutex;
     mutable std::unordered_map<std::string, std::vector<std::int64_t>> cache;  // raw piece -> ids
 
-    // encoder.py's Encoder.bpe(token): `word` starts as the characters of one pre-token; repeatedly
-    // merge the adjacent pair (get_pairs) with the lowest rank in vocab.bpe, every occurrence of it
-    // left to right, until no pair of the word is in vocab.bpe.
-    std::vector<std::string> bpe(std::vector<std::string> word) const {
+    // The rank of the merge "first second" in vocab.bpe, or INT_MAX if it is none.
+    int rank_of(const std::string& first, const std::string& second, std::string& key) const {
+        key.assign(first).append(1, ' ').append(second);
+        const auto it = bpe_ranks.find(key);
+        return it == bpe_ranks.end() ? INT_MAX : it->second;
+    }
+
+    // encoder.py's Encoder.bpe(token), literally: `word` starts as the characters of one
+    // pre-token; repeatedly merge the adjacent pair (get_pairs) with the lowest rank in vocab.bpe,
+    // every occurrence of it left to right, until no pair of the word is in vocab.bpe. Each round
+    // scans the whole word, so a piece of n characters takes up to n rounds: quadratic (100,000
+    // letters without a space took 10 s). The reference bpe() is tested against.
+    std::vector<std::string> bpe_reference(std::vector<std::string> word) const {
         std::string key;
         while (word.size() > 1) {
             int best_rank = INT_MAX;
             std::size_t best = 0;
             for (std::size_t i = 0; i + 1 < word.size(); ++i) {
-                key.assign(word[i]).append(1, ' ').append(word[i + 1]);
-                const auto it = bpe_ranks.find(key);
-                if (it != bpe_ranks.end() && it->second < best_rank) {
-                    best_rank = it->second;
+                const int rank = rank_of(word[i], word[i + 1], key);
+                if (rank < best_rank) {
+                    best_rank = rank;
                     best = i;
                 }
             }
@@ -276,11 +286,63 @@ struct Gpt2Tokenizer::Impl {
         return word;
     }
 
+    // The same merges as bpe_reference, in O(n log n): the word is a linked list of symbols and a
+    // min-heap holds its mergeable pairs by rank. A round pops every pair of the lowest rank and
+    // merges them left to right, skipping those an earlier merge of the round took apart, as
+    // encoder.py's inner loop does; pairs a merge creates enter the heap (never with the same
+    // rank: "a b" cannot be "a ab" or "ab b"). Stale heap entries are recognised by their rank no
+    // longer being their pair's. tiktoken's own merge loop is quadratic on such pieces too
+    // (openai/tiktoken#195).
+    std::vector<std::string> bpe(std::vector<std::string> word) const {
+        const std::size_t n = word.size();
+        if (n < 2) return word;
+        constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+        std::vector<std::size_t> next(n), prev(n);
+        std::vector<bool> alive(n, true);
+        for (std::size_t i = 0; i < n; ++i) {
+            next[i] = i + 1 < n ? i + 1 : kNone;
+            prev[i] = i > 0 ? i - 1 : kNone;
+        }
+        using Entry = std::pair<int, std::size_t>;  // (rank, position of the pair's first symbol)
+        std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+        std::string key;
+        const auto push_pair = [&](std::size_t i) {
+            if (i == kNone || next[i] == kNone) return;
+            const int rank = rank_of(word[i], word[next[i]], key);
+            if (rank != INT_MAX) heap.emplace(rank, i);
+        };
+        for (std::size_t i = 0; i + 1 < n; ++i) push_pair(i);
+        std::vector<std::size_t> round;
+        while (!heap.empty()) {
+            const int rank = heap.top().first;
+            round.clear();
+            while (!heap.empty() && heap.top().first == rank) {
+                round.push_back(heap.top().second);
+                heap.pop();
+            }
+            std::sort(round.begin(), round.end());  // positions keep the word's order
+            round.erase(std::unique(round.begin(), round.end()), round.end());
+            for (const std::size_t i : round) {
+                if (!alive[i] || next[i] == kNone || rank_of(word[i], word[next[i]], key) != rank) continue;
+                const std::size_t j = next[i];
+                word[i] += word[j];
+                alive[j] = false;
+                next[i] = next[j];
+                if (next[j] != kNone) prev[next[j]] = i;
+                push_pair(prev[i]);
+                push_pair(i);
+            }
+        }
+        std::vector<std::string> merged;
+        for (std::size_t i = 0; i != kNone; i = next[i]) merged.push_back(std::move(word[i]));
+        return merged;
+    }
+
     // One iteration of encoder.py's Encoder.encode loop: map the pre-token's bytes to characters
     // (byte_encoder), run bpe and look the resulting tokens up in encoder.json. Memoised.
-    void encode_piece(std::string_view piece, std::vector<std::int64_t>& ids) const {
+    void encode_piece(std::string_view piece, std::vector<std::int64_t>& ids, bool reference = false) const {
         const std::string key(piece);
-        {
+        if (!reference) {
             std::lock_guard<std::mutex> lock(cache_mutex);
             if (const auto it = cache.find(key); it != cache.end()) {
                 ids.insert(ids.end(), it->second.begin(), it->second.end());
@@ -293,10 +355,11 @@ struct Gpt2Tokenizer::Impl {
             word.push_back(byte_encoder[static_cast<unsigned char>(c)]);
         }
         std::vector<std::int64_t> piece_ids;
-        for (const std::string& token : bpe(std::move(word))) {
+        for (const std::string& token : reference ? bpe_reference(std::move(word)) : bpe(std::move(word))) {
             piece_ids.push_back(encoder.at(token));  // load() checked every merge result is a token
         }
         ids.insert(ids.end(), piece_ids.begin(), piece_ids.end());
+        if (reference) return;
         std::lock_guard<std::mutex> lock(cache_mutex);
         if (cache.size() >= kMaxCacheEntries) {
             cache.clear();
@@ -306,7 +369,7 @@ struct Gpt2Tokenizer::Impl {
 
     // encoder.py's Encoder.encode(text) = tiktoken's encode_ordinary: re.findall(self.pat, text),
     // then encode_piece for each match. `text` must be valid UTF-8 (checked by the callers).
-    void encode_ordinary(std::string_view text, std::vector<std::int64_t>& ids) const {
+    void encode_ordinary(std::string_view text, std::vector<std::int64_t>& ids, bool reference = false) const {
         Pcre2MatchData match(pcre2_match_data_create_from_pattern(pattern.get(), nullptr));
         if (!match) {
             throw std::bad_alloc();
@@ -325,7 +388,7 @@ struct Gpt2Tokenizer::Impl {
             if (span[1] <= span[0]) {
                 throw std::logic_error("GPT-2 pre-tokenizer matched an empty string");
             }
-            encode_piece(text.substr(span[0], span[1] - span[0]), ids);
+            encode_piece(text.substr(span[0], span[1] - span[0]), ids, reference);
             offset = span[1];
         }
     }
@@ -393,6 +456,17 @@ Gpt2Tokenizer Gpt2Tokenizer::load(const fs::path& dir) {
     // encoder.py reads bpe_data.split('\n')[1:-1].
     const fs::path merges_path = dir / "vocab.bpe";
     const std::string merges = read_verified_file(dir, "vocab.bpe");
+    if (merges.find('\0') != std::string::npos) {
+        throw malformed(merges_path, "it holds NUL bytes (byte " + std::to_string(merges.find('\0')) +
+                                         "): a text file of merges was expected");
+    }
+    if (merges.find('\r') != std::string::npos) {
+        throw malformed(merges_path, "its lines end in CRLF (\\r\\n, as Windows or git's autocrlf writes them): "
+                                     "encoder.py reads \\n line endings; convert it back (dos2unix) or restore it");
+    }
+    if (merges.rfind("#version", 0) != 0) {
+        throw malformed(merges_path, "its first line must be the \"#version\" header");
+    }
     std::size_t line_start = merges.find('\n');
     int rank = 0;
     while (line_start != std::string::npos && line_start + 1 < merges.size()) {
@@ -417,6 +491,8 @@ Gpt2Tokenizer Gpt2Tokenizer::load(const fs::path& dir) {
         line_start = line_end;
     }
 
+    if (rank == 0) throw malformed(merges_path, "it lists no merges after its \"#version\" line");
+
     impl->pattern = compile_pretokenizer();
     return Gpt2Tokenizer(std::move(impl));
 }
@@ -438,6 +514,13 @@ std::vector<std::int64_t> Gpt2Tokenizer::encode(std::string_view text) const {
         ids.push_back(kEndOfText);
         start = special + kEndOfTextText.size();
     }
+    return ids;
+}
+
+std::vector<std::int64_t> Gpt2Tokenizer::encode_ordinary_reference(std::string_view text) const {
+    check_utf8(text);
+    std::vector<std::int64_t> ids;
+    impl_->encode_ordinary(text, ids, /*reference=*/true);
     return ids;
 }
 

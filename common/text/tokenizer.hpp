@@ -36,6 +36,9 @@ public:
     std::vector<std::int64_t> encode(std::string_view text) const;
     // Token ids of UTF-8 `text` with no special tokens: "<|endoftext|>" is encoded as plain text.
     std::vector<std::int64_t> encode_ordinary(std::string_view text) const;
+    // encode_ordinary through encoder.py's own merge loop, literally (quadratic in a piece's
+    // length, uncached): the reference the tests hold encode_ordinary's O(n log n) merges to.
+    std::vector<std::int64_t> encode_ordinary_reference(std::string_view text) const;
 
     // UTF-8 text of `ids`: their bytes, decoded as Python's bytes.decode("utf-8", errors="replace")
     // does (each maximal invalid subpart becomes U+FFFD). An id outside [0, vocab_size()) is a

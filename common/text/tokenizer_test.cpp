@@ -1,6 +1,7 @@
 // Tests of the GPT-2 tokenizer against data/tests/tokenizer_cases.txt, written by
 // tests/goldens/make_tokenizer_goldens.py with OpenAI's encoder.py (same ids as tiktoken's "gpt2").
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
 
 #include "test_support.hpp"
 
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -234,6 +236,71 @@ TEST_CASE("load detects corrupt and missing files") {
         fs::remove(dir / "SHA256SUMS");
         CHECK_THROWS_WITH(Gpt2Tokenizer::load(dir), Catch::Contains((dir / "SHA256SUMS").string()));
     }
+    SECTION("encoder.json replaced by /dev/zero or a FIFO: refused at once, no hang") {
+        fs::remove(dir / "encoder.json");
+        SECTION("/dev/zero") { fs::create_symlink("/dev/zero", dir / "encoder.json"); }
+        SECTION("a FIFO") { REQUIRE(::mkfifo((dir / "encoder.json").c_str(), 0600) == 0); }
+        CHECK_THROWS_WITH(Gpt2Tokenizer::load(dir), Catch::Contains((dir / "encoder.json").string()) &&
+                                                        Catch::Contains("not a regular file"));
+    }
+}
+
+namespace {
+
+// Replaces dir/vocab.bpe by `merges` and lists its hash in SHA256SUMS, as a careless copy would.
+void replace_merges(const fs::path& dir, const std::string& merges) {
+    std::ofstream(dir / "vocab.bpe", std::ios::binary | std::ios::trunc) << merges;
+    std::ofstream(dir / "SHA256SUMS", std::ios::binary | std::ios::trunc)
+        << llmfs::sha256_hex(llmfs::read_file_checked(gpt2_dir() / "encoder.json")) << "  encoder.json\n"
+        << llmfs::sha256_hex(merges) << "  vocab.bpe\n";
+}
+
+}  // namespace
+
+TEST_CASE("load refuses a vocab.bpe that is not GPT-2's merges, even with matching hashes") {
+    TempDir tmp("llmfs_tokenizer_test");
+    const fs::path dir = tmp.path / "gpt2";
+    copy_gpt2_files(dir);
+    const std::string merges = llmfs::read_file_checked(dir / "vocab.bpe");
+    SECTION("empty") {
+        replace_merges(dir, "");
+        CHECK_THROWS_WITH(Gpt2Tokenizer::load(dir), Catch::Contains("#version"));
+    }
+    SECTION("only its header") {
+        replace_merges(dir, merges.substr(0, merges.find('\n') + 1));
+        CHECK_THROWS_WITH(Gpt2Tokenizer::load(dir), Catch::Contains("no merges"));
+    }
+    SECTION("all NUL bytes") {
+        replace_merges(dir, std::string(4096, '\0'));
+        CHECK_THROWS_WITH(Gpt2Tokenizer::load(dir), Catch::Contains("NUL"));
+    }
+    SECTION("CRLF line endings") {
+        std::string crlf;
+        for (char c : merges) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+        replace_merges(dir, crlf);
+        CHECK_THROWS_WITH(Gpt2Tokenizer::load(dir), Catch::Contains("CRLF") && Catch::Contains("vocab.bpe"));
+    }
+}
+
+TEST_CASE("the O(n log n) merges equal encoder.py's merge loop, long pieces included") {
+    const std::string letters = "abcdefghijklmnopqrstuvwxyz";
+    std::mt19937 rng(7);
+    std::vector<std::string> texts = {std::string(3000, 'a'), std::string(2000, 'x') + "yz", "Hello, I am", "aaaa bbbb aaaa",
+                                      "ananananananananananananananananana", "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"};
+    for (int length : {2, 3, 17, 200, 3000}) {
+        for (int k = 0; k < 5; ++k) {
+            std::string word;
+            for (int i = 0; i < length; ++i) word += letters[rng() % (k == 0 ? 2 : letters.size())];
+            texts.push_back(word);
+        }
+    }
+    std::string text = llmfs::read_file_checked(gpt2_dir() / "vocab.bpe").substr(0, 20000);  // real words, spaces
+    for (char& c : text) c = c == '\n' ? ' ' : c;
+    texts.push_back(text);
+    for (const std::string& t : texts) {
+        INFO(t.substr(0, 40) << " (" << t.size() << " bytes)");
+        CHECK(tokenizer().encode_ordinary(t) == tokenizer().encode_ordinary_reference(t));
+    }
 }
 
 TEST_CASE("load_default honours LLMFS_DATA_DIR") {
@@ -255,5 +322,78 @@ TEST_CASE("load_default honours LLMFS_DATA_DIR") {
     {
         EnvGuard env("LLMFS_DATA_DIR", nullptr);
         CHECK(Gpt2Tokenizer::load_default().decode({15496, 11, 314, 716}) == "Hello, I am");
+    }
+}
+
+// ---- fuzzing (test_support.hpp) ------------------------------------------------------------------
+
+TEST_CASE("fuzz: mutated text encodes and decodes back, or is refused as not UTF-8", "[fuzz]") {
+    const std::string seed = llmfs::read_file_checked(fs::path(LLMFS_SOURCE_DIR) / "README.md").substr(0, 6000) +
+                             " <|endoftext|> caf\xc3\xa9 \xe4\xbd\xa0\xe5\xa5\xbd \xf0\x9f\x98\x80 " + std::string(300, 'a');
+    llmfs::testing::Mutator m(11);
+    constexpr int kCases = 3000;
+    for (int i = 0; i < kCases; ++i) {
+        std::string text = seed.substr(m.below(seed.size()), 1 + m.below(2000));
+        if (i % 2 == 0) text = m.bytes(text);
+        llmfs::testing::fuzz_case("encode-" + std::to_string(i), text, [&] {
+            const Ids ids = tokenizer().encode(text);  // throws std::invalid_argument for invalid UTF-8
+            CHECK(tokenizer().decode(ids) == text);
+            if (text.size() <= 3000) CHECK(tokenizer().encode_ordinary(text) == tokenizer().encode_ordinary_reference(text));
+        });
+    }
+}
+
+TEST_CASE("fuzz: any ids decode to valid UTF-8, or are refused as outside the vocabulary", "[fuzz]") {
+    llmfs::testing::Mutator m(12);
+    constexpr int kCases = 3000;
+    for (int i = 0; i < kCases; ++i) {
+        Ids ids(m.below(50));
+        for (auto& id : ids) {
+            id = m.chance(0.05) ? static_cast<std::int64_t>(m.below(1u << 31)) - (1 << 30)
+                                : static_cast<std::int64_t>(m.below(50257 + (m.chance(0.02) ? 5 : 0)));
+        }
+        llmfs::testing::fuzz_case("decode-" + std::to_string(i), std::to_string(ids.size()) + " ids", [&] {
+            const std::string text = tokenizer().decode(ids);  // throws std::out_of_range for a bad id
+            CHECK_NOTHROW(tokenizer().encode(text));           // valid UTF-8: U+FFFD for broken sequences
+        });
+    }
+}
+
+TEST_CASE("fuzz: damaged data files (encoder.json, vocab.bpe, SHA256SUMS) load or are refused with a message", "[fuzz]") {
+    TempDir tmp("llmfs_tokenizer_fuzz");
+    const fs::path dir = tmp.path / "gpt2";
+    copy_gpt2_files(dir);
+    const std::string encoder = llmfs::read_file_checked(dir / "encoder.json");
+    const std::string merges = llmfs::read_file_checked(dir / "vocab.bpe");
+    const std::string sums = llmfs::read_file_checked(dir / "SHA256SUMS");
+    llmfs::testing::Mutator m(13);
+    // Each case parses the 1 MB encoder.json (some 50 ms, more under ASan): fewer cases than the others.
+    constexpr int kCases = 240;
+    for (int i = 0; i < kCases; ++i) {
+        std::string new_encoder = encoder, new_merges = merges, new_sums;
+        switch (i % 4) {
+            case 0: new_encoder = m.bytes(encoder); break;
+            case 1: {  // a merge line changed, dropped or duplicated, or bytes
+                new_merges = m.bytes(merges.substr(0, 2000 + m.below(merges.size()))) ;
+                break;
+            }
+            case 2: {  // an entry of encoder.json given another id or type
+                const std::size_t at = encoder.find(": ", m.below(encoder.size()));
+                if (at != std::string::npos) new_encoder.insert(at + 2, m.chance(0.5) ? "\"" : std::to_string(m.below(60000)) + ", \"x\": ");
+                break;
+            }
+            default: new_sums = m.bytes(sums); break;
+        }
+        std::ofstream(dir / "encoder.json", std::ios::binary | std::ios::trunc) << new_encoder;
+        std::ofstream(dir / "vocab.bpe", std::ios::binary | std::ios::trunc) << new_merges;
+        // The hashes listed for the damaged files, so the parsers see the damage (not only the hash check).
+        std::ofstream(dir / "SHA256SUMS", std::ios::binary | std::ios::trunc)
+            << (new_sums.empty() ? llmfs::sha256_hex(new_encoder) + "  encoder.json\n" + llmfs::sha256_hex(new_merges) + "  vocab.bpe\n"
+                                 : new_sums);
+        llmfs::testing::fuzz_case("data-files-" + std::to_string(i), new_encoder.substr(0, 64) + new_merges.substr(0, 64), [&] {
+            const Gpt2Tokenizer loaded = Gpt2Tokenizer::load(dir);  // std::runtime_error naming the file
+            const Ids ids = loaded.encode("Hello, I am " + std::string(200, 'z'));
+            CHECK_NOTHROW(loaded.decode(ids));
+        });
     }
 }
