@@ -1,63 +1,71 @@
 // llmfs-exercise: the classroom exercises 3.1-4.3.
-//   llmfs-exercise list                  each exercise's number, title and statement
-//   llmfs-exercise check 3.1             runs ch03_exercise_3_1 (built beside this tool; builds nothing)
-//                                        and says whether its output is right, with the first wrong line
-//   llmfs-exercise student-copy FILE [-o OUT]  the student version of a solution source (TODOs for answers)
-// check exits 0 when the output is right (also when right but not bit-exact), 1 otherwise.
-#include <cstdio>
+//
+// For students:
+//   llmfs-exercise list                  each exercise: statement, the file to edit, the C++ it needs
+//   llmfs-exercise check 3.2             builds ch03_exercise_3_2 from the current source, runs it and
+//                                        judges its output against PyTorch's, with the first wrong line
+// For instructors:
+//   llmfs-exercise handout DIR           a buildable student tree, without any answer, in DIR
+//   llmfs-exercise audit DIR             searches DIR for answer lines and the reference solutions
+//   llmfs-exercise grade [--json] STUDENT_DIR...   builds each student's exercises against this
+//                                        build's library and judges them against this build's goldens
+//   llmfs-exercise student-sources [--force]       writes chapters/exercises/student/ from solutions/
+//   llmfs-exercise student-copy FILE [-o OUT]      the student version of one solution source
+// Exit status: check 0 when the output is right (also right but not bit-exact), 1 otherwise;
+// audit 1 when it finds an answer; every command 2 for bad usage.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <nlohmann/json.hpp>
 
-#include "llmfs/torch/blas.hpp"
 #include "llmfs/app/cli.hpp"
-#include "llmfs/text/data_dir.hpp"
 #include "llmfs/app/exercise.hpp"
 #include "llmfs/app/process.hpp"
+#include "llmfs/text/data_dir.hpp"
+#include "llmfs/torch/blas.hpp"
 
 using namespace llmfs;
 namespace fs = std::filesystem;
 
+#ifndef LLMFS_EXERCISES_MODE
+#error "LLMFS_EXERCISES_MODE (solutions or student), LLMFS_SOURCE_DIR and LLMFS_CMAKE_COMMAND come from tools/CMakeLists.txt"
+#endif
+
 namespace {
 
-struct Run {
-    int exit_code;
-    std::string out, err;
-};
+const fs::path kSourceDir = LLMFS_SOURCE_DIR;  // the tree this build was configured from
+const bool kSolutionsBuild = std::string(LLMFS_EXERCISES_MODE) == "solutions";
 
-std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
+// The build tree this llmfs-exercise belongs to (build/bin/..), if it is one.
+std::optional<fs::path> build_dir(const char* argv0) {
+    const fs::path dir = executable_dir(argv0).parent_path();
+    std::error_code ec;
+    if (fs::exists(dir / "CMakeCache.txt", ec)) return dir;
+    return std::nullopt;
 }
 
-// Runs `command` (already quoted) through the shell: its exit code, stdout and stderr.
-Run run_command(const std::string& command) {
-    char err_path[] = "/tmp/llmfs-exercise-XXXXXX";
-    const int fd = mkstemp(err_path);
-    if (fd < 0) throw std::runtime_error("cannot create a temporary file in /tmp");
-    close(fd);
-    Run run{0, {}, {}};
-    FILE* pipe = popen((command + " 2>" + shell_quote(err_path)).c_str(), "r");
-    if (!pipe) throw std::runtime_error("cannot run " + command);
-    char buffer[4096];
-    for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
-    const int status = pclose(pipe);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    run.err = read_file_checked(err_path);
-    fs::remove(err_path);
-    return run;
+// The exercise's source in this build's tree: chapters/exercises/{solutions,student}/exercise_3_1.cpp.
+fs::path source_of(const Exercise& e) {
+    return kSourceDir / "chapters" / "exercises" / LLMFS_EXERCISES_MODE / (e.program.substr(e.program.find("exercise_")) + ".cpp");
 }
+
+ProcessResult run_cmake(const std::vector<std::string>& args) { return run_process(LLMFS_CMAKE_COMMAND, args); }
 
 int list() {
-    for (const auto& e : exercises())
-        std::cout << fmt::format("{}  {}  ({})\n{}\n\n", e.id, e.title, e.program, e.statement);
+    for (const auto& e : exercises()) {
+        std::cout << fmt::format("{}  {}  ({})\n{}\n  Edit: {}\n", e.id, e.title, e.program, e.statement, student_source(e));
+        std::string names;
+        for (const std::string& n : e.names) names += (names.empty() ? "" : ", ") + n;
+        std::cout << "  C++ you will need: " << names << "\n\n";
+    }
     return 0;
 }
 
@@ -65,47 +73,244 @@ struct CheckOptions {
     std::string id, bernoulli = "mkl", program, golden;
 };
 
+// Runs one exercise program with --annotate and judges it against `golden_text`.
+ExerciseCheck judge(const Exercise& e, const fs::path& program, const std::string& golden_text, const std::string& bernoulli,
+                    const ProcessOptions& options = {}) {
+    const ProcessResult run = run_process(program, {"--annotate", "--bernoulli", bernoulli}, options);
+    return check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
+}
+
 int check(const CheckOptions& opt, const char* argv0) {
     const Exercise& e = find_exercise(opt.id);
     const fs::path program = opt.program.empty() ? executable_dir(argv0) / e.program : fs::path(opt.program);
     const fs::path golden = opt.golden.empty() ? data_dir() / "golden" / opt.bernoulli / (e.program + ".txt") : fs::path(opt.golden);
+    const std::string expected = read_file_checked(golden);
+    if (opt.program.empty()) {
+        // Judge the current source: build the program first (quietly, errors shown on failure);
+        // where that cannot be done, refuse a program older than its source.
+        if (const auto build = build_dir(argv0)) {
+            // make trusts modification times, which a restored or copied file can carry from the
+            // past: a source whose content differs from the last one built here is touched first.
+            const fs::path stamp = *build / "llmfs-exercise" / (e.program + ".source.sha256");
+            const std::string hash = fs::exists(source_of(e)) ? sha256_hex(read_file_checked(source_of(e))) : "";
+            std::error_code ec;
+            if (!hash.empty() && (!fs::exists(stamp, ec) || read_file_checked(stamp) != hash))
+                fs::last_write_time(source_of(e), fs::file_time_type::clock::now(), ec);
+            const ProcessResult made = run_cmake({"--build", build->string(), "--target", e.program});
+            if (made.exit_code != 0) {
+                std::cerr << build_failure(e, made.out + made.err).message;
+                return 1;
+            }
+            fs::create_directories(stamp.parent_path(), ec);
+            std::ofstream(stamp, std::ios::trunc) << hash;
+        } else if (std::error_code ec; fs::exists(source_of(e), ec) && fs::exists(program, ec) &&
+                                       fs::last_write_time(source_of(e)) > fs::last_write_time(program)) {
+            throw std::runtime_error(fmt::format("{} is newer than {}: rebuild it first (cmake --build build --target {})",
+                                                 source_of(e).string(), program.string(), e.program));
+        }
+    }
     if (!fs::exists(program))
         throw std::runtime_error(fmt::format("{} is not built: run cmake --build build --target {}", program.string(), e.program));
-    const std::string expected = read_file_checked(golden);
-    const Run run = run_command(fmt::format("{} --annotate --bernoulli {}", shell_quote(program.string()), opt.bernoulli));
-    ExerciseCheck result = check_exercise_output(e, expected, run.out, run.exit_code, run.err);
+    ExerciseCheck result = judge(e, program, expected, opt.bernoulli);
     // The program runs in this environment, so OpenBLAS picked the same kernel for it as for us.
     if (const std::string note = blas_kernel_note(); result.verdict == ExerciseVerdict::close && !note.empty())
         result.message += "\n  close: " + note;
-    (result.verdict == ExerciseVerdict::match || result.verdict == ExerciseVerdict::close ? std::cout : std::cerr)
-        << result.message << "\n";
-    return result.verdict == ExerciseVerdict::match || result.verdict == ExerciseVerdict::close ? 0 : 1;
+    if (kSolutionsBuild && opt.program.empty()) {
+        result.message += fmt::format(
+            "\n  Note: this is the solutions build: it ran the book's solution ({}), not an answer of yours.\n"
+            "  To do the exercise, build the student version, where each answer is a TODO:\n"
+            "    cmake -S . -B build-student -DLLMFS_EXERCISES=student && cmake --build build-student --target exercises\n"
+            "    ./build-student/bin/llmfs-exercise check {}",
+            fs::relative(source_of(e), kSourceDir).string(), e.id);
+    }
+    (solved(result.verdict) ? std::cout : std::cerr) << result.message << "\n";
+    return solved(result.verdict) ? 0 : 1;
+}
+
+int handout(const std::string& dir) {
+    write_handout(kSourceDir, dir);
+    const auto leaks = find_answer_leaks(kSourceDir, dir);
+    if (!leaks.empty()) {
+        for (const std::string& leak : leaks) std::cerr << "answer in the hand-out: " << leak << "\n";
+        throw std::runtime_error(fmt::format("the hand-out in {} holds {} answer line(s): remove them", dir, leaks.size()));
+    }
+    std::cout << fmt::format("Wrote the student hand-out to {} ({} files, no answer in any of them: checked).\n"
+                             "A student builds it with\n"
+                             "  cd {} && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2\n",
+                             dir, handout_files(kSourceDir).size() + 1, dir);
+    return 0;
+}
+
+int audit(const std::string& dir) {
+    const auto leaks = find_answer_leaks(kSourceDir, dir);
+    for (const std::string& leak : leaks) std::cout << leak << "\n";
+    std::cout << fmt::format("{}: {} answer line(s) found\n", dir, leaks.size());
+    return leaks.empty() ? 0 : 1;
+}
+
+// ---- grading -------------------------------------------------------------------------------------
+
+struct GradeOptions {
+    std::vector<std::string> students;
+    std::vector<std::string> only;  // --exercise: the exercises to grade (default all)
+    bool json = false;
+};
+
+// A student tree's own build directory: a small CMake project building its exercise sources
+// against this build's libllmfs (llmfs-targets.cmake), with this build's compiler and flags.
+fs::path write_grading_project(const fs::path& build, const fs::path& student, std::size_t index,
+                               const std::vector<const Exercise*>& chosen) {
+    std::string name = student.filename().string();
+    if (name.empty()) name = student.parent_path().filename().string();
+    for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    const fs::path dir = build / "grading" / fmt::format("{}-{}", index + 1, name);
+    fs::create_directories(dir);
+    std::string cmake = fmt::format(
+        "# Written by llmfs-exercise grade: {}'s exercises against the instructor's libllmfs.\n"
+        "cmake_minimum_required(VERSION 3.20)\nproject(llmfs_grading CXX)\n"
+        "set(LLMFS_SANITIZE {})\ninclude(\"{}/cmake/llmfs_dependencies.cmake\")\ninclude(\"{}/llmfs-targets.cmake\")\n"
+        "set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${{CMAKE_BINARY_DIR}}/bin)\n",
+        student.string(), LLMFS_SANITIZE_VALUE, kSourceDir.generic_string(), build.generic_string());
+    for (const Exercise* e : chosen) {
+        const std::string file = e->program.substr(e->program.find("exercise_")) + ".cpp";
+        cmake += fmt::format("add_executable({0} \"{1}\")\ntarget_link_libraries({0} PRIVATE llmfs)\n"
+                             "target_compile_options({0} PRIVATE -Wno-unused-parameter)\n",
+                             e->program, (fs::absolute(student) / "chapters" / "exercises" / "student" / file).generic_string());
+    }
+    std::ofstream(dir / "CMakeLists.txt") << cmake;
+    return dir;
+}
+
+int grade(const GradeOptions& opt, const char* argv0) {
+    const auto build = build_dir(argv0);
+    if (!build) throw std::runtime_error("grade runs from a build tree (build/bin/llmfs-exercise): this one has no CMakeCache.txt");
+    std::vector<const Exercise*> chosen;
+    for (const Exercise& e : exercises()) {
+        if (opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), e.id) != opt.only.end()) chosen.push_back(&e);
+    }
+    for (const std::string& id : opt.only) find_exercise(id);  // an unknown id is a usage error
+    for (const std::string& student : opt.students) {
+        if (!fs::is_directory(fs::path(student) / "chapters" / "exercises" / "student"))
+            throw std::invalid_argument(student + " is not a student tree: it has no chapters/exercises/student/");
+    }
+    // The instructor's expected outputs and data, never the student's (whose goldens may be edited).
+    const fs::path data = data_dir();
+    ProcessOptions run_options;
+    run_options.env = {{"LLMFS_DATA_DIR", data.string()}, {"LLMFS_FIGURE_DIR", (*build / "grading" / "figures").string()}};
+    // Under the BLAS kernel the goldens were printed with, where this CPU can run it: a right
+    // answer is then right byte for byte, not "right, but not bit-exact" for this CPU's rounding.
+    if (can_run_golden_blas_kernel()) run_options.env.emplace_back("OPENBLAS_CORETYPE", golden_blas_kernel());
+    run_options.timeout_seconds = 600;
+
+    std::map<std::string, std::map<std::string, ExerciseVerdict>> table;  // student -> exercise -> verdict
+    for (std::size_t s = 0; s < opt.students.size(); ++s) {
+        const std::string& student = opt.students[s];
+        const fs::path project = write_grading_project(*build, student, s, chosen);
+        std::cerr << fmt::format("grading {} ...\n", student);
+        const ProcessResult configured =
+            run_cmake({"-S", project.string(), "-B", (project / "build").string(), "-DCMAKE_BUILD_TYPE=" LLMFS_BUILD_TYPE,
+                       "-DCMAKE_CXX_COMPILER=" LLMFS_CXX_COMPILER, "-DCMAKE_CXX_FLAGS=" LLMFS_CXX_FLAGS});
+        for (const Exercise* e : chosen) {
+            ExerciseVerdict verdict = ExerciseVerdict::build_error;
+            const ProcessResult made = configured.exit_code != 0 ? configured
+                                                                 : run_cmake({"--build", (project / "build").string(), "--target", e->program});
+            if (made.exit_code == 0) {
+                verdict = ExerciseVerdict::match;
+                for (const char* kernel : {"mkl", "default"}) {
+                    const std::string golden = read_file_checked(data / "golden" / kernel / (e->program + ".txt"));
+                    const ExerciseVerdict v = judge(*e, project / "build" / "bin" / e->program, golden, kernel, run_options).verdict;
+                    verdict = std::max(verdict, v);  // the worse of the two dropout modes (the enum's order)
+                }
+            }
+            table[student][e->id] = verdict;
+        }
+    }
+    if (opt.json) {
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const std::string& student : opt.students)
+            for (const Exercise* e : chosen)
+                rows.push_back({{"student", student}, {"exercise", e->id}, {"verdict", grade_name(table[student][e->id])}});
+        std::cout << rows.dump(2) << "\n";
+        return 0;
+    }
+    std::size_t name_width = 7;
+    for (const std::string& student : opt.students) name_width = std::max(name_width, student.size());
+    std::vector<std::size_t> widths;
+    for (const Exercise* e : chosen) {
+        std::size_t w = e->id.size();
+        for (const std::string& student : opt.students) w = std::max(w, std::string(grade_name(table[student][e->id])).size());
+        widths.push_back(w);
+    }
+    const auto print_row = [&](const std::string& first, const auto& cell) {
+        std::string row = fmt::format("{:<{}}", first, name_width);
+        for (std::size_t k = 0; k < chosen.size(); ++k) row += fmt::format("  {:<{}}", cell(k), widths[k]);
+        std::cout << row.substr(0, row.find_last_not_of(' ') + 1) << "\n";
+    };
+    print_row("student", [&](std::size_t k) { return chosen[k]->id; });
+    for (const std::string& student : opt.students)
+        print_row(student, [&](std::size_t k) { return std::string(grade_name(table[student][chosen[k]->id])); });
+    return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"The classroom exercises 3.1-4.3 of the book: list them, check an answer, make a student copy.",
+    CLI::App app{"The classroom exercises 3.1-4.3 of the book: list and check them (students); hand out,\n"
+                 "audit and grade them (instructors).",
                  "llmfs-exercise"};
     app.require_subcommand(1);
-    app.add_subcommand("list", "print each exercise's number, title and statement");
+    app.add_subcommand("list", "each exercise's statement, the file to edit and the C++ names its answer needs");
 
     CheckOptions check_opt;
-    auto* check_cmd = app.add_subcommand("check", "run an exercise's program (it must be built) and judge its output");
+    auto* check_cmd = app.add_subcommand("check", "build an exercise's program from its current source, run it and judge its output");
     check_cmd->add_option("exercise", check_opt.id, "the exercise, e.g. 3.1")->required();
     check_cmd->add_option("--bernoulli", check_opt.bernoulli, "the dropout kernel to run and compare with")
         ->capture_default_str()
         ->check(CLI::IsMember({"mkl", "default"}));
-    check_cmd->add_option("--program", check_opt.program, "the program to run (default: the one beside llmfs-exercise)");
+    check_cmd->add_option("--program", check_opt.program,
+                          "judge this program as it is, building nothing (default: build and run the one beside llmfs-exercise)");
     check_cmd->add_option("--golden", check_opt.golden, "the expected output (default: data/golden/KERNEL/PROGRAM.txt)");
+
+    std::string handout_dir, audit_dir;
+    auto* handout_cmd = app.add_subcommand("handout", "write a buildable student tree, with no answer in any file, into DIR");
+    handout_cmd->add_option("DIR", handout_dir, "a new (or empty) folder")->required();
+    auto* audit_cmd = app.add_subcommand("audit", "search every file under DIR for answer lines and the reference solutions");
+    audit_cmd->add_option("DIR", audit_dir, "a hand-out, or any tree about to be published")->required();
+
+    GradeOptions grade_opt;
+    auto* grade_cmd = app.add_subcommand(
+        "grade", "build each student tree's exercises against this build's library, and judge them against this build's goldens");
+    grade_cmd->add_option("STUDENT_DIR", grade_opt.students, "student trees (each with chapters/exercises/student/)")->required();
+    grade_cmd->add_option("--exercise", grade_opt.only, "grade only this exercise, e.g. --exercise 3.2 (repeatable)")
+        ->expected(1)
+        ->allow_extra_args(false);  // one value each: the student trees after it stay positional
+    grade_cmd->add_flag("--json", grade_opt.json, "print a JSON list of {student, exercise, verdict}");
+
+    bool force = false;
+    auto* sources_cmd = app.add_subcommand("student-sources", "write chapters/exercises/student/ from solutions/, "
+                                                              "never over a student file that was edited");
+    sources_cmd->add_flag("--force", force, "overwrite edited student files too");
 
     std::string solution, output;
     auto* copy_cmd = app.add_subcommand("student-copy", "print (or write) the student version of a solution source");
     copy_cmd->add_option("solution", solution, "e.g. chapters/exercises/solutions/exercise_3_1.cpp")->required();
     copy_cmd->add_option("-o,--output", output, "write it to this file instead of stdout");
 
+    app.footer("Verdicts: right (byte for byte), right-not-bit-exact (the last printed digits), differs, build-error,\n"
+               "runtime-error, not-finished (a TODO is left). Instructors: README.md, \"For instructors\".");
     return run_tool(app, argc, argv, [&] {
         if (*check_cmd) return check(check_opt, argv[0]);
+        if (*handout_cmd) return handout(handout_dir);
+        if (*audit_cmd) return audit(audit_dir);
+        if (*grade_cmd) return grade(grade_opt, argv[0]);
+        if (*sources_cmd) {
+            const fs::path exercises_dir = kSourceDir / "chapters" / "exercises";
+            if (!fs::is_directory(exercises_dir / "solutions"))
+                throw std::runtime_error("this tree has no chapters/exercises/solutions/ (a hand-out): nothing to write from");
+            for (const std::string& file : write_student_sources(exercises_dir / "solutions", exercises_dir / "student", force))
+                std::cout << "wrote " << file << "\n";
+            return 0;
+        }
         if (*copy_cmd) {
             const std::string copy = student_copy(read_file_checked(solution, "give the path of a solution source"));
             if (output.empty()) return std::cout << copy ? 0 : kExitRuntimeError;

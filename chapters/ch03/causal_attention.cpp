@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
                 "context_vecs = ca(batch)\n"
                 "\n"
                 "print(context_vecs)\n"
-                "print(\"context_vecs.shape:\", context_vecs.shape)");
+                "print(\"context_vecs.shape:\", context_vecs.shape)",
+                forward_source<CausalAttention>());
         gen.manual_seed(123);
         const CausalAttention ca(gen, d_in, d_out, batch.size(1), 0.0);
         const auto context_vecs = ca.forward(batch);  // [B, T, d_out]

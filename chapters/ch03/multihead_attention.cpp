@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
                 "context_vecs = mha(batch)\n"
                 "\n"
                 "print(context_vecs)\n"
-                "print(\"context_vecs.shape:\", context_vecs.shape)");
+                "print(\"context_vecs.shape:\", context_vecs.shape)",
+                forward_source<MultiHeadAttentionWrapper>());
         gen.manual_seed(123);
         const MultiHeadAttentionWrapper wrapper(gen, d_in, d_out, context_length, 0.0, 2);
         const auto stacked = wrapper.forward(batch);  // [B, T, NH * d_out]
@@ -118,7 +119,8 @@ int main(int argc, char** argv) {
                 "context_vecs = mha(batch)\n"
                 "\n"
                 "print(context_vecs)\n"
-                "print(\"context_vecs.shape:\", context_vecs.shape)");
+                "print(\"context_vecs.shape:\", context_vecs.shape)",
+                forward_source<MultiHeadAttention>());
         gen.manual_seed(123);
         const MultiHeadAttention mha(gen, d_in, d_out, context_length, 0.0, 2);
         const auto context_vecs = mha.forward(batch);  // [B, T, d_out]

@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
                 "\n"
                 "torch.manual_seed(123)\n"
                 "sa_v1 = SelfAttention_v1(d_in, d_out)\n"
-                "print(sa_v1(inputs))");
+                "print(sa_v1(inputs))",
+                forward_source<SelfAttention_v1>());
         gen.manual_seed(123);
         const SelfAttention_v1 sa_v1(gen, d_in, d_out);
         nb.print(sa_v1.forward(inputs));
@@ -119,7 +120,8 @@ int main(int argc, char** argv) {
                 "\n"
                 "torch.manual_seed(789)\n"
                 "sa_v2 = SelfAttention_v2(d_in, d_out)\n"
-                "print(sa_v2(inputs))");
+                "print(sa_v2(inputs))",
+                forward_source<SelfAttention_v2>());
         gen.manual_seed(789);
         const SelfAttention_v2 sa_v2(gen, d_in, d_out);
         nb.print(sa_v2.forward(inputs));

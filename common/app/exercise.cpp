@@ -1,11 +1,15 @@
 #include "llmfs/app/exercise.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "llmfs/app/compare.hpp"
+#include "llmfs/text/data_dir.hpp"
 
 namespace llmfs {
 
@@ -15,28 +19,34 @@ const std::vector<Exercise>& exercises() {
          "SelfAttention_v2 projects with nn.Linear layers, which store their weight as [d_out, d_in] and compute\n"
          "x @ W.T; SelfAttention_v1 keeps raw [d_in, d_out] parameters and computes x @ W. Build one of each\n"
          "after torch.manual_seed(123) and give sa_v1 the weights of sa_v2, so that sa_v1(inputs) prints the\n"
-         "same context vectors as sa_v2(inputs)."},
+         "same context vectors as sa_v2(inputs).",
+         {"Tensor<2>::parameter(data)", "T(tensor)", "sa_v2.W_query.weight (a Linear's weight tensor)", ".data"}},
         {"3.2", "ch03_exercise_3_2", "Returning two-dimensional embedding vectors",
          "MultiHeadAttentionWrapper(d_in, d_out, context_length, 0.0, num_heads=2) concatenates the outputs of\n"
          "its two heads, so its context vectors have 2 * d_out dimensions. Change the call, without changing\n"
-         "num_heads=2, so that each context vector is two-dimensional, and print context_vecs and its shape."},
+         "num_heads=2, so that each context vector is two-dimensional, and print context_vecs and its shape.",
+         {"std::size_t (the d_out of one head)", "MultiHeadAttentionWrapper (concatenates its num_heads heads)"}},
         {"3.3", "ch03_exercise_3_3", "Initializing GPT-2 size attention modules",
          "Build a MultiHeadAttention the size of the smallest GPT-2: 12 heads, 768-dimensional input and\n"
          "output embeddings, a context length of 1024 tokens (dropout 0.0), and print its number of\n"
-         "trainable parameters."},
+         "trainable parameters.",
+         {"MultiHeadAttention(gen, d_in, d_out, context_length, dropout, num_heads)", "Linear::num_parameters()", "mha.W_query, W_key, W_value, out_proj"}},
         {"4.1", "ch04_exercise_4_1", "Number of parameters in feed forward and attention modules",
          "Print a TransformerBlock(GPT_CONFIG_124M) (the module tree PyTorch prints), then count the\n"
-         "parameters in its feed forward module and in its multi-head attention module. Which holds more?"},
+         "parameters in its feed forward module and in its multi-head attention module. Which holds more?",
+         {"block.ff.fc1, block.ff.fc2", "block.att.W_query, W_key, W_value, out_proj", "Linear::num_parameters()"}},
         {"4.2", "ch04_exercise_4_2", "Initializing larger GPT models",
          "Besides GPT-2 small (768-dimensional embeddings, 12 blocks, 12 heads) there are GPT-2 medium (1024,\n"
          "24 blocks, 16 heads), large (1280, 36, 20) and XL (1600, 48, 25). Write the configuration of each size,\n"
          "build each model, and print its total number of parameters, the number with the output layer's\n"
-         "weights tied to the token embedding, and its size in MB as float32."},
+         "weights tied to the token embedding, and its size in MB as float32.",
+         {"GPTConfig::emb_dim, n_layers, n_heads", "std::invalid_argument"}},
         {"4.3", "ch04_exercise_4_3", "Using separate dropout parameters",
          "GPT_CONFIG_124M has one drop_rate for every dropout layer. Give the configuration three rates instead,\n"
          "drop_rate_emb (after the embeddings), drop_rate_attn (on the attention weights) and\n"
          "drop_rate_shortcut (on the shortcut connections), and build a GPTModel whose dropout layers use\n"
-         "them. Run it in training mode on the chapter-4 batch and print the logits as section 4.6 does."},
+         "them. Run it in training mode on the chapter-4 batch and print the logits as section 4.6 does.",
+         {"Dropout(gen, rate)", "model.drop_emb, model.trf_blocks", "block.att.dropout, block.drop_shortcut", "cfg.drop_rate_emb, drop_rate_attn, drop_rate_shortcut"}},
     };
     return all;
 }
@@ -58,9 +68,9 @@ std::string student_source(const Exercise& exercise) {
 void exercise_todo(std::string_view id, std::string_view todo) {
     const Exercise& e = find_exercise(id);
     throw ExerciseNotDone(fmt::format("exercise {} is not done yet: TODO(exercise {}): {}\n"
-                                      "Write your answer at that TODO in {} and rebuild "
-                                      "(cmake --build build --target {}).",
-                                      id, id, todo, student_source(e), e.program));
+                                      "Write your answer at that TODO in {}, then check it with "
+                                      "./build/bin/llmfs-exercise check {} (which rebuilds {}).",
+                                      id, id, todo, student_source(e), id, e.program));
 }
 
 // ---- student copies ----------------------------------------------------------------------------
@@ -157,15 +167,32 @@ std::string what_printed(const std::string& code) {
 
 }  // namespace
 
+const char* grade_name(ExerciseVerdict verdict) {
+    switch (verdict) {
+        case ExerciseVerdict::match: return "right";
+        case ExerciseVerdict::close: return "right-not-bit-exact";
+        case ExerciseVerdict::differ: return "differs";
+        case ExerciseVerdict::build_error: return "build-error";
+        case ExerciseVerdict::runtime_error: return "runtime-error";
+        case ExerciseVerdict::unfinished: return "not-finished";
+    }
+    return "?";
+}
+
 ExerciseCheck check_exercise_output(const Exercise& exercise, std::string_view expected, std::string_view annotated_output,
                                     int exit_code, std::string_view errors) {
     const std::string name = "exercise " + exercise.id;
     if (exit_code != 0) {
         std::string why(errors);
         while (!why.empty() && why.back() == '\n') why.pop_back();
-        return {ExerciseVerdict::unfinished,
-                fmt::format("{}: not finished: {} stopped with exit code {} before printing everything:\n  {}", name,
-                            exercise.program, exit_code, why.empty() ? "(no message)" : why)};
+        // exercise_todo's message: the student has not written this answer yet.
+        if (why.find("is not done yet: TODO(exercise ") != std::string::npos) {
+            return {ExerciseVerdict::unfinished, fmt::format("{}: not finished: {} stopped at a TODO:\n  {}", name, exercise.program, why)};
+        }
+        return {ExerciseVerdict::runtime_error,
+                fmt::format("{}: your code stops with an error: {} exited with code {}{}:\n  {}", name, exercise.program,
+                            exit_code, exit_code > 128 ? " (killed by signal " + std::to_string(exit_code - 128) + ")" : "",
+                            why.empty() ? "(no message)" : why)};
     }
     const auto actual = strip_annotations(annotated_output);
     std::string actual_text;
@@ -186,6 +213,235 @@ ExerciseCheck check_exercise_output(const Exercise& exercise, std::string_view e
     return {ExerciseVerdict::differ,
             fmt::format("{}: your {} differs from the expected output; first differing line (line {} of the output):\n{}", name,
                         what_printed(code), c.line, lines)};
+}
+
+ExerciseCheck build_failure(const Exercise& exercise, std::string_view build_output) {
+    // The compiler's first error and what follows it (a few lines), else the output's end.
+    const auto lines = split_lines(build_output);
+    std::size_t first = lines.size();
+    for (std::size_t i = 0; i < lines.size() && first == lines.size(); ++i) {
+        if (lines[i].find("error") != std::string::npos) first = i;
+    }
+    if (first == lines.size()) first = lines.size() > 20 ? lines.size() - 20 : 0;
+    std::string shown;
+    std::size_t count = 0;
+    for (std::size_t i = first; i < lines.size() && count < 20; ++i) {
+        // make's and ninja's own lines say nothing the compiler did not.
+        if (starts_with(lines[i], "gmake") || starts_with(lines[i], "make") || starts_with(lines[i], "ninja: ")) continue;
+        shown += "  " + lines[i] + "\n";
+        ++count;
+    }
+    return {ExerciseVerdict::build_error,
+            fmt::format("exercise {}: does not compile: {} failed to build:\n{}", exercise.id, student_source(exercise), shown)};
+}
+
+// ---- instructors: answers, student sources, hand-outs --------------------------------------------
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string trim(std::string_view s) {
+    const std::size_t begin = s.find_first_not_of(" \t\r");
+    if (begin == std::string_view::npos) return "";
+    return std::string(s.substr(begin, s.find_last_not_of(" \t\r") - begin + 1));
+}
+
+std::string read_bytes(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_bytes(const fs::path& path, std::string_view bytes) {
+    fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!(out << bytes)) throw std::runtime_error("cannot write " + path.string());
+}
+
+// The exercises' source names: "exercise_3_1".
+std::vector<std::string> exercise_names() {
+    std::vector<std::string> names;
+    for (const Exercise& e : exercises()) names.push_back(e.program.substr(e.program.find("exercise_")));
+    return names;
+}
+
+constexpr const char* kManifest = "GENERATED.sha256";
+
+// The lines of text in the C++ string literals on `line`: `nb.code("a = 1\n"  "b = 2");` holds
+// "a = 1" and "b = 2" (the notebook code a program shows, which its binary holds as such).
+std::vector<std::string> string_literal_lines(std::string_view line) {
+    std::vector<std::string> lines(1);
+    bool inside = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (!inside) {
+            inside = c == '"';
+            continue;
+        }
+        if (c == '"') {
+            inside = false;
+        } else if (c == '\\' && i + 1 < line.size()) {
+            const char e = line[++i];
+            if (e == 'n') lines.emplace_back();
+            else lines.back() += e == 't' ? '\t' : e;
+        } else {
+            lines.back() += c;
+        }
+    }
+    return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> answer_lines(std::string_view solution_source) {
+    std::vector<std::string> answers;
+    bool inside = false;
+    for (const std::string& line : split_lines(solution_source)) {
+        const std::string t = trim(line);
+        if (starts_with(t, "// BEGIN SOLUTION(")) {
+            inside = true;
+        } else if (starts_with(t, "// END SOLUTION")) {
+            inside = false;
+        } else if (inside && !t.empty()) {
+            answers.push_back(t);
+        }
+    }
+    return answers;
+}
+
+std::vector<std::string> write_student_sources(const fs::path& solutions_dir, const fs::path& student_dir, bool force) {
+    // What the generator last wrote: "<sha256>  <file>" lines.
+    std::map<std::string, std::string> recorded;
+    if (fs::exists(student_dir / kManifest)) {
+        for (const std::string& line : split_lines(read_bytes(student_dir / kManifest))) {
+            if (line.size() > 66) recorded[line.substr(66)] = line.substr(0, 64);
+        }
+    }
+    std::vector<std::pair<std::string, std::string>> copies;  // file name -> new content
+    std::vector<std::string> edited;
+    for (const std::string& name : exercise_names()) {
+        const std::string file = name + ".cpp";
+        copies.emplace_back(file, student_copy(read_bytes(solutions_dir / file)));
+        const fs::path target = student_dir / file;
+        if (!fs::exists(target)) continue;
+        const std::string current = sha256_hex(read_bytes(target));
+        if (current == sha256_hex(copies.back().second)) continue;  // already what it would become
+        const auto it = recorded.find(file);
+        if (it == recorded.end() || it->second != current) edited.push_back((student_dir / file).string());
+    }
+    if (!edited.empty() && !force) {
+        std::string list;
+        for (const std::string& f : edited) list += "\n  " + f;
+        throw std::runtime_error("not overwriting student files that differ from what was last generated (edited, "
+                                 "answered?):" + list + "\nMove them away first, or pass --force to overwrite them.");
+    }
+    std::vector<std::string> written;
+    std::string manifest;
+    for (const auto& [file, content] : copies) {
+        const fs::path target = student_dir / file;
+        if (!fs::exists(target) || read_bytes(target) != content) {
+            write_bytes(target, content);
+            written.push_back(target.string());
+        }
+        manifest += sha256_hex(content) + "  " + file + "\n";
+    }
+    write_bytes(student_dir / kManifest, manifest);
+    return written;
+}
+
+std::vector<fs::path> handout_files(const fs::path& source_dir) {
+    // What a student's tree holds: the build, the library, the chapters and exercises (student
+    // version), the tools, the data and goldens, the tests and the scripts that made the goldens.
+    static const std::vector<std::string> kTop = {"CMakeLists.txt", "cmake", "common", "chapters", "data", "docs", "tests", "tools"};
+    // The solutions, the PyTorch reference solutions, and the instructor's classroom tests (which
+    // answer 3.2 to check the checking).
+    static const std::vector<std::string> kLeftOut = {"chapters/exercises/solutions", "tests/goldens/exercises_reference.py",
+                                                      "chapters/exercises/README-student.md", "tests/classroom"};
+    std::vector<fs::path> files;
+    for (const std::string& top : kTop) {
+        const fs::path root = source_dir / top;
+        if (fs::is_regular_file(root)) {
+            files.emplace_back(top);
+            continue;
+        }
+        if (!fs::is_directory(root)) continue;
+        for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+            const fs::path relative = fs::relative(it->path(), source_dir);
+            const std::string rel = relative.generic_string();
+            const std::string leaf = it->path().filename().string();
+            const bool left_out = std::any_of(kLeftOut.begin(), kLeftOut.end(), [&](const std::string& x) {
+                return rel == x || starts_with(rel, x + "/");
+            });
+            if (left_out || leaf == "__pycache__" || (it->is_directory() && starts_with(leaf, "build"))) {
+                if (it->is_directory()) it.disable_recursion_pending();
+                continue;
+            }
+            if (it->is_regular_file()) files.push_back(relative);
+        }
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+void write_handout(const fs::path& source_dir, const fs::path& out_dir) {
+    if (fs::exists(out_dir) && !fs::is_empty(out_dir)) {
+        throw std::invalid_argument(out_dir.string() + " exists and is not empty: give a new folder for the hand-out");
+    }
+    for (const fs::path& file : handout_files(source_dir)) {
+        fs::create_directories((out_dir / file).parent_path());
+        fs::copy_file(source_dir / file, out_dir / file, fs::copy_options::overwrite_existing);
+    }
+    write_bytes(out_dir / "README.md", read_bytes(source_dir / "chapters" / "exercises" / "README-student.md"));
+}
+
+std::vector<std::string> find_answer_leaks(const fs::path& source_dir, const fs::path& tree) {
+    // The answers: solution lines and the reference solutions' lines.
+    std::set<std::string> answers;
+    const fs::path solutions = source_dir / "chapters" / "exercises" / "solutions";
+    for (const std::string& name : exercise_names()) {
+        for (const std::string& line : answer_lines(read_bytes(solutions / (name + ".cpp")))) answers.insert(line);
+    }
+    const fs::path reference = source_dir / "tests" / "goldens" / "exercises_reference.py";
+    for (const std::string& line : split_lines(read_bytes(reference))) {
+        const std::string t = trim(line);
+        if (!t.empty() && !starts_with(t, "#")) answers.insert(t);
+    }
+    // Lines the source tree has outside the answers (a lone "}", the chapter code's own lines, the
+    // book's notebook cells the programs show as C++ string literals) are no evidence: drop them.
+    for (const fs::path& file : handout_files(source_dir)) {
+        // Only the programs (chapters/) show notebook code in string literals; a literal elsewhere
+        // (a test that plants an answer, say) is no evidence.
+        const bool program = starts_with(file.generic_string(), "chapters/");
+        for (const std::string& line : split_lines(read_bytes(source_dir / file))) {
+            answers.erase(trim(line));
+            if (program) {
+                for (const std::string& shown : string_literal_lines(line)) answers.erase(trim(shown));
+            }
+        }
+    }
+    for (const std::string& name : exercise_names()) {  // the solutions' code outside their answers
+        std::string outside;
+        bool inside = false;
+        for (const std::string& line : split_lines(read_bytes(solutions / (name + ".cpp")))) {
+            const std::string t = trim(line);
+            if (starts_with(t, "// BEGIN SOLUTION(")) inside = true;
+            if (!inside) answers.erase(t);
+            if (starts_with(t, "// END SOLUTION")) inside = false;
+        }
+    }
+    std::vector<std::string> leaks;
+    for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator(); ++it) {
+        if (!it->is_regular_file()) continue;
+        std::size_t line_no = 0;
+        for (const std::string& line : split_lines(read_bytes(it->path()))) {
+            ++line_no;
+            if (answers.count(trim(line))) leaks.push_back(fmt::format("{}:{}: {}", it->path().string(), line_no, trim(line)));
+        }
+    }
+    return leaks;
 }
 
 }  // namespace llmfs

@@ -3,6 +3,7 @@
 // from a solution, and how a program's output is judged against the expected one.
 #pragma once
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@ struct Exercise {
     std::string program;    // "ch03_exercise_3_1": the executable, its source and its golden file
     std::string title;      // "Comparing SelfAttention_v1 and SelfAttention_v2"
     std::string statement;  // what the student is asked to do, in a few sentences
+    std::vector<std::string> names;  // the C++ the answer needs: "Tensor<2>::parameter(...)", "T(...)"
 };
 
 // All exercises, in the book's order.
@@ -42,13 +44,20 @@ struct ExerciseNotDone : std::runtime_error {
 // Everything else is copied unchanged. A malformed region is a std::invalid_argument naming the line.
 std::string student_copy(std::string_view solution_source);
 
-// How an exercise's output compares with the expected (golden) output.
+// How an exercise's program did against the expected (golden) output.
 enum class ExerciseVerdict {
-    match,     // byte for byte what PyTorch prints
-    close,     // right, but not bit-exact: compare_outputs' "close" (numbers off in the last printed digits)
-    differ,    // a different result
-    unfinished // the program stopped (a TODO, an error) before printing everything
+    match,          // byte for byte what PyTorch prints
+    close,          // right, but not bit-exact: compare_outputs' "close" (numbers off in the last printed digits)
+    differ,         // a different result
+    build_error,    // the program does not compile
+    runtime_error,  // the program stopped with an error (a shape mismatch, an exception)
+    unfinished      // the program stopped at a TODO the student has not answered yet
 };
+// The verdict as `llmfs-exercise grade` prints it: "right", "right-not-bit-exact", "differs",
+// "build-error", "runtime-error", "not-finished".
+const char* grade_name(ExerciseVerdict verdict);
+// Whether the verdict counts as solved (right, or right but not bit-exact).
+inline bool solved(ExerciseVerdict verdict) { return verdict == ExerciseVerdict::match || verdict == ExerciseVerdict::close; }
 
 struct ExerciseCheck {
     ExerciseVerdict verdict;
@@ -59,8 +68,40 @@ struct ExerciseCheck {
 // output, "## " headings) against `expected` (the golden: outputs only). The first differing
 // output line is reported with what was expected there and the notebook code that printed it.
 // The closeness rule is compare_outputs' (llmfs/app/compare.hpp), the one llmfs-nbcheck uses.
-// `exit_code` and `errors` (stderr) are the program's: a non-zero exit is `unfinished`.
+// `exit_code` and `errors` (stderr) are the program's: a non-zero exit is `unfinished` when the
+// program stopped at a TODO (exercise_todo's message), `runtime_error` otherwise.
 ExerciseCheck check_exercise_output(const Exercise& exercise, std::string_view expected, std::string_view annotated_output,
                                     int exit_code, std::string_view errors);
+// The verdict for a program that does not compile, with the compiler's first errors.
+ExerciseCheck build_failure(const Exercise& exercise, std::string_view build_output);
+
+// ---- instructors: answers, student sources, hand-outs ---------------------------------------
+
+// The answer lines of a solution source: the lines between its BEGIN SOLUTION and END SOLUTION
+// markers, without surrounding whitespace (blank ones left out).
+std::vector<std::string> answer_lines(std::string_view solution_source);
+
+// Writes student/<name>.cpp = student_copy(solutions/<name>.cpp) for every exercise, and records
+// each file's SHA-256 in student/GENERATED.sha256. A student file whose content is no longer
+// what the generator last wrote (the hash recorded there) has been edited, by a student answering
+// it: it is not overwritten unless `force`, and the std::runtime_error names every such file.
+// Returns the files written.
+std::vector<std::string> write_student_sources(const std::filesystem::path& solutions_dir,
+                                               const std::filesystem::path& student_dir, bool force);
+
+// The files of a student hand-out, relative to the source tree: what a student needs to build,
+// run, change and check the programs and exercises, without chapters/exercises/solutions/,
+// tests/goldens/exercises_reference.py (the book's solutions in PyTorch) and tests/classroom/
+// (the instructor's tests, which answer an exercise); the hand-out's README.md is
+// chapters/exercises/README-student.md.
+std::vector<std::filesystem::path> handout_files(const std::filesystem::path& source_dir);
+// Writes the hand-out of `source_dir` into `out_dir` (which must not exist, or be empty).
+void write_handout(const std::filesystem::path& source_dir, const std::filesystem::path& out_dir);
+
+// Every place in the files under `tree` where an answer stands: a line (whitespace trimmed) equal
+// to an answer line of chapters/exercises/solutions/ or to a line of the reference solutions
+// (tests/goldens/exercises_reference.py), except lines the source tree also has outside them (a
+// lone "}", a GPTConfig line of the chapter code). Each as "path:line: text".
+std::vector<std::string> find_answer_leaks(const std::filesystem::path& source_dir, const std::filesystem::path& tree);
 
 }  // namespace llmfs

@@ -3,6 +3,12 @@
 
 #include "llmfs/app/exercise.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "test_support.hpp"
+
 using namespace llmfs;
 
 TEST_CASE("student_copy replaces each solution region by a TODO that names the exercise") {
@@ -67,9 +73,38 @@ TEST_CASE("check_exercise_output: the verdict and the first differing line with 
     CHECK(missing.verdict == ExerciseVerdict::differ);
     CHECK_THAT(missing.message, Catch::Contains("output of `print(\"a:\", a)`") && Catch::Contains("<end of output>"));
 
-    const ExerciseCheck stopped = check_exercise_output(e, expected, "", 1, "boom\n");
+    // A crash is an error in the student's code, not an unfinished exercise.
+    const ExerciseCheck crashed =
+        check_exercise_output(e, expected, "", 1, "ch03_exercise_3_1: error: matmul: shapes [6, 3] and [2, 3] do not fit\n");
+    CHECK(crashed.verdict == ExerciseVerdict::runtime_error);
+    CHECK(std::string(grade_name(crashed.verdict)) == "runtime-error");
+    CHECK_THAT(crashed.message, Catch::StartsWith("exercise 3.1: your code stops with an error") &&
+                                    Catch::Contains("matmul: shapes [6, 3] and [2, 3] do not fit"));
+    // Only exercise_todo's stop is "not finished".
+    std::string todo;
+    try {
+        exercise_todo("3.1", "copy the weights");
+    } catch (const ExerciseNotDone& stop) {
+        todo = std::string("ch03_exercise_3_1: error: ") + stop.what() + "\n";
+    }
+    const ExerciseCheck stopped = check_exercise_output(e, expected, "", 1, todo);
     CHECK(stopped.verdict == ExerciseVerdict::unfinished);
-    CHECK_THAT(stopped.message, Catch::StartsWith("exercise 3.1: not finished") && Catch::Contains("boom"));
+    CHECK(std::string(grade_name(stopped.verdict)) == "not-finished");
+    CHECK_THAT(stopped.message, Catch::StartsWith("exercise 3.1: not finished") && Catch::Contains("copy the weights"));
+}
+
+TEST_CASE("build_failure: does not compile, with the compiler's first error") {
+    const ExerciseCheck c = build_failure(find_exercise("3.2"), "[ 50%] Building CXX object x.o\n"
+                                                                "/h/exercise_3_2.cpp:25:13: error: expected ';' before '}' token\n"
+                                                                "   25 |     return 3\n");
+    CHECK(c.verdict == ExerciseVerdict::build_error);
+    CHECK_THAT(c.message, Catch::StartsWith("exercise 3.2: does not compile") && Catch::Contains("error: expected ';'") &&
+                              !Catch::Contains("Building CXX"));
+}
+
+TEST_CASE("answer_lines: the lines between the markers, trimmed") {
+    CHECK(answer_lines("a\n  // BEGIN SOLUTION(exercise 3.2): x\n    return 7;  // one\n\n  // END SOLUTION\nb\n") ==
+          std::vector<std::string>{"return 7;  // one"});
 }
 
 TEST_CASE("check_exercise_output: a last-digit difference is right, but not bit-exact") {
@@ -80,4 +115,60 @@ TEST_CASE("check_exercise_output: a last-digit difference is right, but not bit-
                                   Catch::Contains("line 1"));
     const ExerciseCheck far = check_exercise_output(e, "tensor([0.1234, 0.5000])\n", ">>> sa_v1(inputs)\ntensor([0.1240, 0.5000])\n", 0, "");
     CHECK(far.verdict == ExerciseVerdict::differ);
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = LLMFS_SOURCE_DIR;
+
+std::string read_all(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("write_student_sources never overwrites a student file that was edited, unless forced") {
+    llmfs::testing::TempDir tmp("llmfs_student_sources");
+    fs::copy(kSource / "chapters/exercises/solutions", tmp.path / "solutions");
+    fs::copy(kSource / "chapters/exercises/student", tmp.path / "student");
+    // The committed student files are what the generator last wrote: nothing to do.
+    CHECK(write_student_sources(tmp.path / "solutions", tmp.path / "student", false).empty());
+
+    const fs::path answered = tmp.path / "student" / "exercise_3_2.cpp";
+    std::string text = read_all(answered);
+    const std::size_t todo = text.find("    exercise_todo(\"3.2\"");
+    REQUIRE(todo != std::string::npos);
+    text.replace(todo, text.find('\n', todo) - todo, "    return 7;");
+    std::ofstream(answered, std::ios::trunc) << text;
+    const fs::path other = tmp.path / "student" / "exercise_4_1.cpp";
+    std::ofstream(other, std::ios::app) << "// my note\n";
+
+    CHECK_THROWS_WITH(write_student_sources(tmp.path / "solutions", tmp.path / "student", false),
+                      Catch::Contains(answered.string()) && Catch::Contains(other.string()) && Catch::Contains("--force"));
+    CHECK(read_all(answered) == text);  // nothing was written
+    const auto written = write_student_sources(tmp.path / "solutions", tmp.path / "student", true);
+    CHECK(written.size() == 2);
+    CHECK(read_all(answered) == read_all(kSource / "chapters/exercises/student/exercise_3_2.cpp"));
+}
+
+TEST_CASE("find_answer_leaks finds a planted answer line and a reference-solution line, and nothing in a clean copy") {
+    llmfs::testing::TempDir tmp("llmfs_leaks");
+    fs::copy(kSource / "chapters/exercises/student", tmp.path / "student");
+    CHECK(find_answer_leaks(kSource, tmp.path).empty());
+    // Planted at run time, read from the solutions: this file, which a hand-out holds, holds no answer.
+    const std::string answer = answer_lines(read_all(kSource / "chapters/exercises/solutions/exercise_3_2.cpp")).at(0);
+    std::string reference_line;
+    std::istringstream reference(read_all(kSource / "tests/goldens/exercises_reference.py"));
+    for (std::string line; std::getline(reference, line) && reference_line.empty();)
+        if (line.find("torch.nn.Parameter(") != std::string::npos) reference_line = line;
+    REQUIRE_FALSE(reference_line.empty());
+    std::ofstream(tmp.path / "student" / "notes.txt") << "my notes\n   " << answer << "\n";
+    std::ofstream(tmp.path / "copied.py") << reference_line << "\n";
+    const auto leaks = find_answer_leaks(kSource, tmp.path);
+    REQUIRE(leaks.size() == 2);
+    CHECK_THAT(leaks[0] + leaks[1], Catch::Contains("notes.txt:2: " + answer) && Catch::Contains("copied.py:1: "));
 }

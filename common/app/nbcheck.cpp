@@ -1,4 +1,5 @@
 #include "llmfs/app/nbcheck.hpp"
+#include "llmfs/app/notebook.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -142,6 +143,8 @@ std::vector<NotebookCell> read_ipynb(std::string_view text) {
         cell.index = cells.size() + 1;
         const std::string at = where(n + 1, cell.index);
         cell.code = multiline(c, "source", at);
+        const auto count = c.find("execution_count");
+        cell.ran = count != c.end() && !count->is_null();
         const auto outputs = c.find("outputs");
         if (outputs != c.end() && !outputs->is_array()) wrong_type(at, "outputs", "a list", *outputs);
         for (std::size_t k = 0; outputs != c.end() && k < outputs->size(); ++k) {
@@ -164,8 +167,12 @@ std::vector<NotebookCell> read_ipynb(std::string_view text) {
                 }
             } else if (type == "error") {
                 cell.error = true;
+                cell.error_text = string_field(out, "ename", out_at, "an error");
+                const std::string value = string_field(out, "evalue", out_at);
+                if (!value.empty()) cell.error_text += ": " + value;
             }
         }
+        cell.ran = cell.ran || (outputs != c.end() && !outputs->empty());
         cells.push_back(std::move(cell));
     }
     return cells;
@@ -191,18 +198,23 @@ std::vector<NotebookCell> read_text_export(std::string_view text) {
     const auto lines = split_lines(text);
     std::vector<NotebookCell> cells;
     std::optional<std::size_t> begin;
+    bool ran = true;
     const auto flush = [&](std::size_t end) {
         if (!begin) return;
         NotebookCell cell;
         cell.index = cells.size() + 1;
         cell.code = join_lines(lines, *begin, end);
         cell.undivided = true;
+        cell.ran = ran;
         cells.push_back(std::move(cell));
     };
     for (std::size_t i = 0; i < lines.size(); ++i) {
         if (is_in_marker(lines[i])) {
             flush(i);
             begin = i + 1;
+            // "In [ ]:" marks a cell that never ran.
+            const std::string_view number = std::string_view(lines[i]).substr(4, lines[i].find(']') - 4);
+            ran = number.find_first_not_of(' ') != std::string_view::npos;
         }
     }
     flush(lines.size());
@@ -348,7 +360,10 @@ std::vector<ProgramCell> parse_annotated(std::string_view program, std::string_v
         } else if (line.empty() && i + 1 < lines.size() && starts_with(lines[i + 1], "## ")) {
             // the blank line --annotate puts before a heading
         } else if (starts_with(line, "# C++: ")) {
-            cells.push_back({std::string(program), section, line.substr(7), "", ""});
+            std::string cpp = line.substr(7);
+            const bool added = cpp.size() >= kAddedCellMark.size() && cpp.compare(cpp.size() - kAddedCellMark.size(), kAddedCellMark.size(), kAddedCellMark) == 0;
+            if (added) cpp.resize(cpp.size() - kAddedCellMark.size());
+            cells.push_back({std::string(program), section, cpp, "", "", added});
         } else if (starts_with(line, ">>> ") && !cells.empty()) {
             cells.back().code += line.substr(4) + "\n";
         } else if (starts_with(line, "# Note: ")) {
@@ -365,30 +380,38 @@ namespace {
 // The program cells' code lines, worked out once per notebook, and which cells hold each line:
 // a notebook cell is then compared only with the program cells it shares a line with, so a
 // notebook of N cells takes time in proportion to N, not N times the program cells.
+// With `silent`, program cells that print nothing (a class definition) are indexed too: they
+// cannot be compared, but a notebook holds them or not.
 struct ProgramIndex {
     std::vector<std::set<std::string>> lines;  // per program cell
     std::unordered_map<std::string, std::vector<std::size_t>> cells_with;
-    explicit ProgramIndex(const std::vector<ProgramCell>& cells) {
+    explicit ProgramIndex(const std::vector<ProgramCell>& cells, bool silent = false) {
         for (std::size_t k = 0; k < cells.size(); ++k) {
-            lines.push_back(cells[k].output.empty() ? std::set<std::string>{} : line_set(cells[k].code));
+            lines.push_back(cells[k].output.empty() && !silent ? std::set<std::string>{} : line_set(cells[k].code));
             for (const std::string& line : lines.back()) cells_with[line].push_back(k);
         }
+    }
+    // The program cells more than half of whose lines `notebook_lines` holds, with how many.
+    std::map<std::size_t, std::size_t> candidates(const std::set<std::string>& notebook_lines) const {
+        std::map<std::size_t, std::size_t> shared;
+        for (const std::string& line : notebook_lines) {
+            if (const auto it = cells_with.find(line); it != cells_with.end()) {
+                for (std::size_t k : it->second) ++shared[k];
+            }
+        }
+        for (auto it = shared.begin(); it != shared.end();) {
+            it = 2 * it->second > lines[it->first].size() ? std::next(it) : shared.erase(it);
+        }
+        return shared;
     }
 };
 
 std::optional<std::size_t> map_cell(const NotebookCell& cell, const std::vector<ProgramCell>& cells, const ProgramIndex& index) {
     const auto notebook_lines = line_set(cell.code);
-    std::map<std::size_t, std::size_t> shared;  // program cell -> lines it shares with the notebook cell
-    for (const std::string& line : notebook_lines) {
-        if (const auto it = index.cells_with.find(line); it != index.cells_with.end()) {
-            for (std::size_t k : it->second) ++shared[k];
-        }
-    }
     std::optional<std::size_t> best;
     std::tuple<double, double, int> best_score;  // (coverage, specificity, agreement of the outputs)
-    for (const auto& [k, count] : shared) {  // in program order: the first of equal scores wins
+    for (const auto& [k, count] : index.candidates(notebook_lines)) {  // in program order: the first of equal scores wins
         const double coverage = static_cast<double>(count) / index.lines[k].size();
-        if (coverage <= 0.5) continue;
         const double specificity = static_cast<double>(count) / notebook_lines.size();
         const int agreement = cell.output.empty() ? 0 : verdict_rank(compare_outputs(cell.output, cells[k].output).verdict);
         const std::tuple<double, double, int> score{coverage, specificity, agreement};
@@ -398,6 +421,40 @@ std::optional<std::size_t> map_cell(const NotebookCell& cell, const std::vector<
         }
     }
     return best;
+}
+
+// The notebook cell's code lines the book's cell lacks (comments, spacing and print() aside),
+// joined by "; ": a changed seed shows as "torch.manual_seed(124)". A text export's cell holds its
+// output and markdown too, so there only lines that look like the program's are kept: those
+// sharing their start (up to a '(' or '=') with one of its lines.
+std::string code_change(const NotebookCell& cell, const ProgramCell& program) {
+    const auto book = line_set(program.code);
+    std::set<std::string> starts;
+    const auto start_of = [](const std::string& line) { return line.substr(0, line.find_first_of("(=")); };
+    for (const std::string& line : book) starts.insert(start_of(line));
+    std::string changed;
+    std::size_t shown = 0, begin = 0;  // begin: the physical line a statement starts on
+    const auto physical = split_lines(cell.code);
+    for (const LogicalLine& statement : logical_lines_with_ends(cell.code)) {
+        const std::size_t first = begin;
+        begin = statement.end;
+        const std::string& line = statement.text;
+        if (book.count(line) || (cell.undivided && !starts.count(start_of(line)))) continue;
+        if (++shown > 2) {
+            changed += "; ...";
+            break;
+        }
+        // As written when the statement is one line (its comment cut off), else without spaces.
+        std::string shown_text = line;
+        if (statement.end == first + 1) {
+            const std::string& raw = physical[first];
+            shown_text = raw.substr(0, raw.find(" #"));
+            shown_text = shown_text.substr(shown_text.find_first_not_of(" \t"));
+            shown_text.erase(shown_text.find_last_not_of(" \t\r") + 1);
+        }
+        changed += (changed.empty() ? "" : "; ") + (shown_text.size() > 60 ? shown_text.substr(0, 57) + "..." : shown_text);
+    }
+    return changed;
 }
 
 }  // namespace
@@ -439,6 +496,7 @@ std::vector<CellResult> check_notebook(const std::vector<NotebookCell>& notebook
         } else {
             result.program_cell = mapped;
             const ProgramCell& program = cells[*mapped];
+            result.code_change = code_change(cell, program);
             const Comparison comparison = compare_outputs(cell.output, program.output);
             result.status = comparison.verdict == Verdict::match   ? CellStatus::match
                             : comparison.verdict == Verdict::close ? CellStatus::close
@@ -451,6 +509,32 @@ std::vector<CellResult> check_notebook(const std::vector<NotebookCell>& notebook
         results.push_back(std::move(result));
     }
     return results;
+}
+
+Completeness check_completeness(const std::vector<NotebookCell>& notebook, const std::vector<ProgramCell>& cells,
+                                const std::vector<std::string>& chapter_programs) {
+    const ProgramIndex index(cells, /*silent=*/true);
+    std::set<std::size_t> present;
+    Completeness c;
+    for (const NotebookCell& cell : notebook) {
+        for (const auto& [k, count] : index.candidates(line_set(cell.code))) present.insert(k);
+        if (cell.error) c.errors.push_back(cell.index);
+        if (!cell.ran && !logical_lines(cell.code).empty()) c.not_run.push_back(cell.index);
+    }
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+        const bool of_chapter = std::find(chapter_programs.begin(), chapter_programs.end(), cells[k].program) != chapter_programs.end();
+        if (of_chapter && !cells[k].added && !present.count(k) && !index.lines[k].empty()) c.missing.push_back(k);
+    }
+    return c;
+}
+
+std::string completeness_line(const Completeness& c) {
+    const auto count = [](std::size_t n, const char* one, const char* many) {
+        return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    return count(c.missing.size(), "cell of the book missing", "cells of the book missing") + ", " +
+           count(c.not_run.size(), "cell not run", "cells not run") + ", " +
+           count(c.errors.size(), "cell raised an error", "cells raised an error");
 }
 
 Summary summarize(const std::vector<CellResult>& results) {

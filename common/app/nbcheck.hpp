@@ -25,6 +25,8 @@ struct NotebookCell {
     std::string output;     // what it printed: stdout streams and text results, in order
     bool figure = false;    // it displayed an image
     bool error = false;     // it raised an error
+    std::string error_text = {};  // its "ename: evalue" (an .ipynb's error output), e.g. "NameError: name 'x' is not defined"
+    bool ran = true;        // it was executed: an execution count, or outputs ("In [ ]:" in a text export: no)
     bool undivided = false; // a text export's cell: `code` holds code, output and markdown alike
     bool has_output() const { return !output.empty() || figure || error; }
 };
@@ -41,6 +43,7 @@ struct ProgramCell {
     std::string cpp;              // the C++ that runs it, e.g. "chapters/ch03/naive_attention.cpp:19"
     std::string code;             // the notebook code it shows (">>> " lines, joined)
     std::string output;           // what it prints
+    bool added = false;           // a cell the program adds to the book's notebook ("# C++ (added): ...")
 };
 std::vector<ProgramCell> parse_annotated(std::string_view program, std::string_view annotated);
 
@@ -64,10 +67,26 @@ struct CellResult {
     std::optional<std::size_t> program_cell;  // into the program cells checked against
     std::string reason;                       // why not covered, e.g. "version print"
     std::string diff;                         // unified diff, notebook against program (close, differ)
+    std::string code_change;                  // the notebook's code lines the book's cell lacks, e.g.
+                                              // "torch.manual_seed(124)" ("" when the code is the book's)
 };
 
 // Checks every output cell of `notebook` against `cells`.
 std::vector<CellResult> check_notebook(const std::vector<NotebookCell>& notebook, const std::vector<ProgramCell>& cells);
+
+// What a notebook lacks or did not finish, for --strict: the book's cells no notebook cell holds
+// (program cells of `chapter_programs`, those not marked as added to the book's notebook), and the
+// notebook's cells that never ran or raised an error.
+struct Completeness {
+    std::vector<std::size_t> missing;  // into the program cells, in program order
+    std::vector<std::size_t> not_run;  // NotebookCell::index of cells with code that never ran
+    std::vector<std::size_t> errors;   // NotebookCell::index of cells that raised an error
+    bool complete() const { return missing.empty() && not_run.empty() && errors.empty(); }
+};
+Completeness check_completeness(const std::vector<NotebookCell>& notebook, const std::vector<ProgramCell>& cells,
+                                const std::vector<std::string>& chapter_programs);
+// "3 cells of the book missing, 1 cell not run, 1 cell raised an error"
+std::string completeness_line(const Completeness& completeness);
 
 struct Summary {
     std::size_t match = 0, close = 0, differ = 0, not_covered = 0;

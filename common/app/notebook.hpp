@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llmfs/nn/layers.hpp"
 #include "llmfs/torch/tensor.hpp"
 
 namespace llmfs {
@@ -29,6 +30,9 @@ std::string to_text(const IdArray<N>& ids) { return repr(ids); }  // an int64 te
 // A Python list of ints, e.g. [15496, 11, 314, 716]
 std::string to_text(const std::vector<std::int64_t>& list);
 
+// How --annotate ends the "# C++:" line of a cell a program adds to the book's notebook.
+inline constexpr std::string_view kAddedCellMark = "  (added: not in the book's notebook)";
+
 class Notebook {
 public:
     explicit Notebook(bool annotate = false, std::ostream& out = std::cout) : annotate_(annotate), out_(out) {}
@@ -45,10 +49,20 @@ public:
     //     >>> <each line of the cell's code>
     // llmfs-nbcheck reads this to map a notebook's cells onto the programs' output.
     void code(std::string_view python, const char* cpp_file = __builtin_FILE(), int cpp_line = __builtin_LINE()) {
-        if (!annotate_) return;
-        out_ << "# C++: " << source_relative(cpp_file) << ':' << cpp_line << '\n';
-        std::istringstream lines{std::string(python)};
-        for (std::string line; std::getline(lines, line);) out_ << ">>> " << line << "\n";
+        cell(python, source_relative(cpp_file) + ':' + std::to_string(cpp_line));
+    }
+    // A cell that defines a class: its "# C++:" line also names where the class is implemented,
+    // e.g. "(the class: common/nn/attention.cpp:112, CausalAttention::forward)".
+    void code(std::string_view python, const SourceLine& implementation, const char* cpp_file = __builtin_FILE(),
+              int cpp_line = __builtin_LINE()) {
+        cell(python, source_relative(cpp_file) + ':' + std::to_string(cpp_line) + " (the class: " +
+                         source_relative(implementation.file) + ':' + std::to_string(implementation.line) + ", " +
+                         implementation.function + ")");
+    }
+    // A cell the program adds to the book's notebook (a print of what an exercise asks, say):
+    // its "# C++:" line ends in kAddedCellMark, so llmfs-nbcheck does not look for it in notebooks.
+    void added_code(std::string_view python, const char* cpp_file = __builtin_FILE(), int cpp_line = __builtin_LINE()) {
+        cell(python, source_relative(cpp_file) + ':' + std::to_string(cpp_line) + std::string(kAddedCellMark));
     }
     // A remark for the reader under --annotate, e.g. where the printed book differs from the
     // notebook: shown as "# Note: ..." lines.
@@ -66,13 +80,19 @@ public:
     }
 
 private:
+    void cell(std::string_view python, const std::string& cpp) {
+        if (!annotate_) return;
+        out_ << "# C++: " << cpp << '\n';
+        std::istringstream lines{std::string(python)};
+        for (std::string line; std::getline(lines, line);) out_ << ">>> " << line << "\n";
+    }
     // "chapters/ch03/x.cpp" out of the compiler's absolute path (the part from chapters/ or tools/).
-    static std::string_view source_relative(std::string_view path) {
+    static std::string source_relative(std::string_view path) {
         for (std::string_view root : {"/chapters/", "/tools/", "/common/"}) {
             const std::size_t at = path.rfind(root);
-            if (at != std::string_view::npos) return path.substr(at + 1);
+            if (at != std::string_view::npos) return std::string(path.substr(at + 1));
         }
-        return path;
+        return std::string(path);
     }
 
     bool annotate_;

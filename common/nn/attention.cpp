@@ -24,6 +24,8 @@ SelfAttention_v1::SelfAttention_v1(Generator& gen, std::size_t d_in, std::size_t
       W_key(Tensor<2>::parameter(rand<2>(gen, {d_in, d_out}))),
       W_value(Tensor<2>::parameter(rand<2>(gen, {d_in, d_out}))) {}
 
+template <>
+SourceLine forward_source<SelfAttention_v1>() { return {__FILE__, __LINE__ + 1, "SelfAttention_v1::forward"}; }
 Tensor<2> SelfAttention_v1::forward(const Tensor<2>& x) const {
     const auto keys = matmul(x, W_key);      // x @ self.W_key       [T, d_out]
     const auto queries = matmul(x, W_query);  // x @ self.W_query     [T, d_out]
@@ -36,6 +38,8 @@ Tensor<2> SelfAttention_v1::forward(const Tensor<2>& x) const {
 SelfAttention_v2::SelfAttention_v2(Generator& gen, std::size_t d_in, std::size_t d_out, bool qkv_bias)
     : W_query(gen, d_in, d_out, qkv_bias), W_key(gen, d_in, d_out, qkv_bias), W_value(gen, d_in, d_out, qkv_bias) {}
 
+template <>
+SourceLine forward_source<SelfAttention_v2>() { return {__FILE__, __LINE__ + 1, "SelfAttention_v2::forward"}; }
 Tensor<2> SelfAttention_v2::forward(const Tensor<2>& x) const {
     const auto keys = W_key(x);      // [T, d_out]
     const auto queries = W_query(x);  // [T, d_out]
@@ -72,6 +76,8 @@ BoolArray<2> mask_for(const BoolArray<2>& mask, std::size_t num_tokens) {
 }
 }  // namespace
 
+template <>
+SourceLine forward_source<CausalAttention>() { return {__FILE__, __LINE__ + 1, "CausalAttention::forward"}; }
 Tensor<3> CausalAttention::forward(const Tensor<3>& x) const {
     const std::size_t num_tokens = x.size(1);
     const auto keys = W_key(x);      // [B, T, d_out]
@@ -90,6 +96,8 @@ MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(Generator& gen, std::size_t
     for (std::size_t h = 0; h < num_heads; ++h) heads.emplace_back(gen, d_in, d_out, context_length, dropout, qkv_bias);
 }
 
+template <>
+SourceLine forward_source<MultiHeadAttentionWrapper>() { return {__FILE__, __LINE__ + 1, "MultiHeadAttentionWrapper::forward"}; }
 Tensor<3> MultiHeadAttentionWrapper::forward(const Tensor<3>& x) const {
     std::vector<Tensor<3>> outs;  // NH x [B, T, d_out]
     for (const auto& head : heads) outs.push_back(head.forward(x));
@@ -121,6 +129,8 @@ Tensor<4> causal_attention(const Tensor<4>& queries, const Tensor<4>& keys, cons
     return matmul(attn_weights, values);  // [B, NH, T, hs]
 }
 
+template <>
+SourceLine forward_source<MultiHeadAttention>() { return {__FILE__, __LINE__ + 1, "MultiHeadAttention::forward"}; }
 Tensor<3> MultiHeadAttention::forward(const Tensor<3>& x) const {
     const std::size_t b = x.size(0), num_tokens = x.size(1);
     const std::array<std::size_t, 4> split{b, num_tokens, num_heads, head_dim};

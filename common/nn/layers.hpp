@@ -9,6 +9,19 @@
 
 namespace llmfs {
 
+// Where a C++ function is implemented, for --annotate: the file as the compiler names it (__FILE__),
+// the line, and the function, e.g. {".../common/nn/attention.cpp", 112, "CausalAttention::forward"}.
+struct SourceLine {
+    const char* file;
+    int line;
+    const char* function;
+};
+// Where Module's forward is implemented; specialised just above each forward's definition:
+//     template <> SourceLine forward_source<CausalAttention>() { return {__FILE__, __LINE__ + 1, "CausalAttention::forward"}; }
+template <class Module>
+SourceLine forward_source();
+
+
 // torch.rand(*shape): U[0, 1) floats
 template <std::size_t N>
 Array<N> rand(Generator& gen, const std::array<std::size_t, N>& shape) {

@@ -64,6 +64,13 @@ const std::map<std::string, std::function<std::string(Generator&)>> kCases = {
 
 }  // namespace
 
+TEST_CASE("the layer goldens hold a case for every layer and seed") {
+    const auto golden = load_cases();
+    CHECK(golden.size() == 2 * kCases.size());
+    for (const auto& [name, run] : kCases)
+        for (const char* seed : {"_seed1", "_seed5"}) CHECK(golden.count(name + seed) == 1);
+}
+
 TEST_CASE("layers print what PyTorch prints", "[blas]") {
     const auto golden = load_cases();
     REQUIRE(golden.size() == 2 * kCases.size());

@@ -2,6 +2,8 @@
 
 #include <cblas.h>
 
+#include <string>
+
 #include <fmt/format.h>
 
 #ifndef LLMFS_GOLDEN_BLAS_KERNEL
@@ -16,6 +18,17 @@ std::string blas_kernel() {
 }
 
 const char* golden_blas_kernel() { return LLMFS_GOLDEN_BLAS_KERNEL; }
+
+bool can_run_golden_blas_kernel() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    const char* config = openblas_get_config();
+    return std::string(golden_blas_kernel()) == "Haswell" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+           config != nullptr && std::string(config).find("DYNAMIC_ARCH") != std::string::npos;
+#else
+    return false;
+#endif
+}
 
 std::string blas_kernel_note() {
     const std::string running = blas_kernel();

@@ -16,6 +16,10 @@ std::string blas_kernel();
 // The kernel data/golden/ was printed with (named once, in the top-level CMakeLists.txt): "Haswell".
 const char* golden_blas_kernel();
 
+// Whether this CPU can run the golden kernel (OPENBLAS_CORETYPE=<it>): x86-64 with AVX2 and FMA for
+// Haswell. (cmake/blas_kernel_probe.cpp asks the same at configure time, for the tests.)
+bool can_run_golden_blas_kernel();
+
 // Why an output that is close to a golden is not exact, when the kernels differ:
 //   "products computed by OpenBLAS's SkylakeX kernel; the expected output was printed with its
 //    Haswell kernel (OPENBLAS_CORETYPE=Haswell reproduces it on x86-64 CPUs with AVX2)"

@@ -8,11 +8,18 @@ came (shared/seeds/003_*, 000_*, 001_*: zh .ipynb run on Colab with PyTorch 2.6;
 exports). ch04_book.ipynb is the book's ch04 notebook (rasbt/LLMs-from-scratch,
 ch04/01_main-chapter-code/ch04.ipynb at commit 921e91a0, run by the author on macOS with PyTorch
 2.2.1), unchanged but for its one figure, whose PNG data is shortened to "iVBORw0KGgo=".
+ch03_exercises_book.ipynb and ch04_exercises_book.ipynb are the book's exercise-solutions.ipynb of
+ch03/01_main-chapter-code and ch04/01_main-chapter-code at commit 28c65cd, unchanged.
 This script writes:
   ch03_zh_one_number_changed.ipynb  one printed number changed (-0.4519 -> -0.4619 in the first
                                     output line of the 3.5.3 CausalAttention cell): that cell must differ
   ch03_zh_rewritten.ipynb           every code comment rewritten and every markdown cell dropped:
                                     must report exactly what the original does
+  ch03_zh_incomplete.ipynb          code cells 12, 22 and 38 deleted (the book's cells of 3.3.2, 3.4.1
+                                    and 3.6.2 missing), cell 27 never run (no outputs, no execution
+                                    count), cell 28 raised a NameError: --strict reports each, exit 1
+  ch03_zh_seed_changed.ipynb        code cell 31's torch.manual_seed(123) made 124, its first printed
+                                    number changed: that cell differs, naming the changed line
   ch02_like.ipynb                   a notebook of another chapter (chapter 2's first cells): exit 2
   markdown_only.ipynb               no code cells: exit 2
   broken.ipynb                      truncated JSON: exit 2
@@ -60,6 +67,28 @@ rewritten["cells"] = [c for c in rewritten["cells"] if c["cell_type"] == "code"]
 for cell in rewritten["cells"]:
     cell["source"] = rewrite_comments(cell["source"])
 dump(rewritten, "ch03_zh_rewritten.ipynb")
+
+
+# Three of the book's cells deleted, one never run, one that raised an error.
+incomplete = json.loads(json.dumps(nb))
+code = [c for c in incomplete["cells"] if c["cell_type"] == "code"]
+code[26]["outputs"], code[26]["execution_count"] = [], None  # code cell 27 never ran
+code[27]["outputs"] = [{"output_type": "error", "ename": "NameError", "evalue": "name 'masked_simple' is not defined",
+                        "traceback": ["NameError: name 'masked_simple' is not defined"]}]  # code cell 28
+deleted = [code[11], code[21], code[37]]  # code cells 12, 22, 38
+incomplete["cells"] = [c for c in incomplete["cells"] if not any(c is d for d in deleted)]
+dump(incomplete, "ch03_zh_incomplete.ipynb")
+
+# A changed seed, and what it printed then.
+seeded = json.loads(json.dumps(nb))
+cell = [c for c in seeded["cells"] if c["cell_type"] == "code"][30]  # code cell 31
+assert cell["source"][0] == "torch.manual_seed(123)\n", cell["source"][0]
+cell["source"][0] = "torch.manual_seed(124)\n"
+text = cell["outputs"][0]["text"]
+first = text[0]
+digit = next(i for i, ch in enumerate(first) if ch.isdigit() and ch != "0")
+text[0] = first[:digit] + str((int(first[digit]) % 9) + 1) + first[digit + 1:]
+dump(seeded, "ch03_zh_seed_changed.ipynb")
 
 
 def code_cell(source, output):

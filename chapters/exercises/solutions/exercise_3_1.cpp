@@ -37,14 +37,61 @@ int main(int argc, char** argv) {
         const Tensor<2> inputs = your_journey_inputs();  // [T=6, d_in=3]
         const std::size_t d_in = 3, d_out = 2;
 
-        nb.code("torch.manual_seed(123)\nsa_v1 = SelfAttention_v1(d_in, d_out)\n"
-                "torch.manual_seed(123)\nsa_v2 = SelfAttention_v2(d_in, d_out)");
+        nb.code("import torch.nn as nn\n"
+                "\n"
+                "class SelfAttention_v1(nn.Module):\n"
+                "\n"
+                "    def __init__(self, d_in, d_out):\n"
+                "        super().__init__()\n"
+                "        self.d_out = d_out\n"
+                "        self.W_query = nn.Parameter(torch.rand(d_in, d_out))\n"
+                "        self.W_key   = nn.Parameter(torch.rand(d_in, d_out))\n"
+                "        self.W_value = nn.Parameter(torch.rand(d_in, d_out))\n"
+                "\n"
+                "    def forward(self, x):\n"
+                "        keys = x @ self.W_key\n"
+                "        queries = x @ self.W_query\n"
+                "        values = x @ self.W_value\n"
+                "        \n"
+                "        attn_scores = queries @ keys.T # omega\n"
+                "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)\n"
+                "\n"
+                "        context_vec = attn_weights @ values\n"
+                "        return context_vec\n"
+                "\n"
+                "torch.manual_seed(123)\n"
+                "sa_v1 = SelfAttention_v1(d_in, d_out)",
+                forward_source<SelfAttention_v1>());
         gen.manual_seed(123);
         SelfAttention_v1 sa_v1(gen, d_in, d_out);
+        nb.code("class SelfAttention_v2(nn.Module):\n"
+                "\n"
+                "    def __init__(self, d_in, d_out):\n"
+                "        super().__init__()\n"
+                "        self.d_out = d_out\n"
+                "        self.W_query = nn.Linear(d_in, d_out, bias=False)\n"
+                "        self.W_key   = nn.Linear(d_in, d_out, bias=False)\n"
+                "        self.W_value = nn.Linear(d_in, d_out, bias=False)\n"
+                "\n"
+                "    def forward(self, x):\n"
+                "        keys = self.W_key(x)\n"
+                "        queries = self.W_query(x)\n"
+                "        values = self.W_value(x)\n"
+                "        \n"
+                "        attn_scores = queries @ keys.T\n"
+                "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=1)\n"
+                "\n"
+                "        context_vec = attn_weights @ values\n"
+                "        return context_vec\n"
+                "\n"
+                "torch.manual_seed(123)\n"
+                "sa_v2 = SelfAttention_v2(d_in, d_out)",
+                forward_source<SelfAttention_v2>());
         gen.manual_seed(123);
         const SelfAttention_v2 sa_v2(gen, d_in, d_out);
 
-        nb.code("# exercise 3.1: give sa_v1 the weights of sa_v2");
+        // The notebook's next cell is the answer: here it is a cell of its own, the TODO's.
+        nb.added_code("# exercise 3.1: give sa_v1 the weights of sa_v2");
         copy_weights(sa_v1, sa_v2);
 
         nb.code("sa_v1(inputs)");

@@ -37,10 +37,12 @@ static std::size_t count_parameters(const MultiHeadAttention& mha) {
 int main(int argc, char** argv) {
     return run_chapter(argc, argv, "Exercise 3.3: initializing GPT-2 size attention modules",
                        [](Notebook& nb, Generator& gen) {
+        // The book's exercise notebook answers this exercise in prose, without code cells: every
+        // cell here is one the program adds (llmfs-nbcheck does not look for them in the notebook).
         nb.section("Exercise 3.3: Initializing GPT-2 size attention modules");
-        nb.code("mha = MultiHeadAttention(d_in, d_out, context_length, 0.0, num_heads)");
+        nb.added_code("mha = MultiHeadAttention(d_in, d_out, context_length, 0.0, num_heads)");
         const MultiHeadAttention mha = gpt2_small_attention(gen);
-        nb.code("count_parameters(mha)");
+        nb.added_code("count_parameters(mha)");
         nb.print(count_parameters(mha));
     });
 }

@@ -41,13 +41,28 @@ int main(int argc, char** argv) {
     return run_chapter(argc, argv, "Exercise 4.1: number of parameters in feed forward and attention modules",
                        [](Notebook& nb, Generator& gen) {
         nb.section("Exercise 4.1: Number of parameters in feed forward and attention modules");
-        nb.code("block = TransformerBlock(GPT_CONFIG_124M)\nprint(block)");
+        nb.code("from gpt import TransformerBlock\n"
+                "\n"
+                "GPT_CONFIG_124M = {\n"
+                "    \"vocab_size\": 50257,\n"
+                "    \"context_length\": 1024,\n"
+                "    \"emb_dim\": 768,\n"
+                "    \"n_heads\": 12,\n"
+                "    \"n_layers\": 12,\n"
+                "    \"drop_rate\": 0.1,\n"
+                "    \"qkv_bias\": False\n"
+                "}\n"
+                "\n"
+                "block = TransformerBlock(GPT_CONFIG_124M)\n"
+                "print(block)");
         const TransformerBlock block(gen, GPTConfig::gpt2_small());
         nb.print(module_repr(block));
 
-        nb.code("print(f\"Total number of parameters in feed forward module: {total_params:,}\")");
+        nb.code("total_params = sum(p.numel() for p in block.ff.parameters())\n"
+                "print(f\"Total number of parameters in feed forward module: {total_params:,}\")");
         nb.print(fmt::format("Total number of parameters in feed forward module: {}", with_commas(feed_forward_parameters(block))));
-        nb.code("print(f\"Total number of parameters in attention module: {total_params:,}\")");
+        nb.code("total_params = sum(p.numel() for p in block.att.parameters())\n"
+                "print(f\"Total number of parameters in attention module: {total_params:,}\")");
         nb.print(fmt::format("Total number of parameters in attention module: {}", with_commas(attention_parameters(block))));
     });
 }

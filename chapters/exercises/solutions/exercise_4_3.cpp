@@ -73,16 +73,21 @@ int main(int argc, char** argv) {
         const auto tokenizer = Gpt2Tokenizer::load_default();
         const IdArray<2> batch = encode_batch(tokenizer, {"Every effort moves you", "Every day holds a"});  // [B=2, T=4]
 
-        nb.code("torch.manual_seed(123)\nmodel = GPTModel(GPT_CONFIG_124M)\ntorch.manual_seed(123)\nout = model(batch)");
+        nb.code("import torch\n"
+                "\n"
+                "torch.manual_seed(123)\n"
+                "model = GPTModel(GPT_CONFIG_124M)");
         gen.manual_seed(123);
         const GPTModel model = build_model(gen, GPTConfigSeparateDropout{});
+        // The notebook stops at building the model; the program runs it, as section 4.6 does.
+        nb.added_code("torch.manual_seed(123)\nout = model(batch)");
         gen.manual_seed(123);
         const auto out = model.forward(batch);  // [B, T, V]; training mode: dropout is active
-        nb.code("print(\"Input batch:\\n\", batch)");
+        nb.added_code("print(\"Input batch:\\n\", batch)");
         nb.print("Input batch:\n", batch);
-        nb.code("print(\"\\nOutput shape:\", out.shape)");
+        nb.added_code("print(\"\\nOutput shape:\", out.shape)");
         nb.print("\nOutput shape:", shape_of(out));
-        nb.code("print(out)");
+        nb.added_code("print(out)");
         nb.print(out);
     });
 }

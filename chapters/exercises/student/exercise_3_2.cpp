@@ -28,19 +28,21 @@ static std::size_t head_d_out() {
 int main(int argc, char** argv) {
     return run_chapter(argc, argv, "Exercise 3.2: returning two-dimensional embedding vectors",
                        [](Notebook& nb, Generator& gen) {
+        // The book's exercise notebook answers this exercise in prose, without code cells: every
+        // cell here is one the program adds (llmfs-nbcheck does not look for them in the notebook).
         nb.section("Exercise 3.2: Returning two-dimensional embedding vectors");
         const Tensor<2> inputs = your_journey_inputs();
         const Tensor<3> batch = stack<2>({inputs, inputs});  // [B=2, T=6, d_in=3]
         const std::size_t context_length = batch.size(1), d_in = 3;
 
-        nb.code("torch.manual_seed(123)\nd_out = head_d_out()  # exercise 3.2\nmha = MultiHeadAttentionWrapper(d_in, d_out, context_length, 0.0, num_heads=2)\n"
+        nb.added_code("torch.manual_seed(123)\nd_out = head_d_out()  # exercise 3.2\nmha = MultiHeadAttentionWrapper(d_in, d_out, context_length, 0.0, num_heads=2)\n"
                 "context_vecs = mha(batch)\nprint(context_vecs)");
         gen.manual_seed(123);
         const std::size_t d_out = head_d_out();
         const MultiHeadAttentionWrapper mha(gen, d_in, d_out, context_length, 0.0, 2);
         const auto context_vecs = mha.forward(batch);  // [B, T, NH * d_out]
         nb.print(context_vecs);
-        nb.code("print(\"context_vecs.shape:\", context_vecs.shape)");
+        nb.added_code("print(\"context_vecs.shape:\", context_vecs.shape)");
         nb.print("context_vecs.shape:", shape_of(context_vecs));
     });
 }

@@ -68,10 +68,18 @@ int main(int argc, char** argv) {
     return run_chapter(argc, argv, "Exercise 4.2: initializing larger GPT models (builds GPT-2 small to XL; XL needs 6.5 GB)",
                        [](Notebook& nb, Generator& gen) {
         nb.section("Exercise 4.2: Initializing larger GPT models");
+        // (The notebook's cell before defines get_config and calculate_size: get_config is the answer.)
+        nb.code("from gpt import GPTModel\n"
+                "\n"
+                "\n"
+                "for model_abbrev in (\"small\", \"medium\", \"large\", \"xl\"):\n"
+                "    model_name = f\"gpt2-{model_abbrev}\"\n"
+                "    CONFIG = get_config(GPT_CONFIG_124M, model_name=model_name)\n"
+                "    model = GPTModel(CONFIG)\n"
+                "    print(f\"\\n\\n{model_name}:\")\n"
+                "    calculate_size(model)");
         for (const char* model_abbrev : {"small", "medium", "large", "xl"}) {
             const std::string model_name = fmt::format("gpt2-{}", model_abbrev);
-            nb.code(fmt::format("CONFIG = get_config(GPT_CONFIG_124M, model_name=\"{}\")\nmodel = GPTModel(CONFIG)\n"
-                                "calculate_size(model)", model_name));
             const GPTModel model(gen, get_config(model_name));  // freed before the next size is built
             nb.print(fmt::format("\n\n{}:", model_name));
             calculate_size(nb, model);
