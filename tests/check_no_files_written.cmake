@@ -1,6 +1,7 @@
 # Runs PROGRAM (ARGS, a ;-list) in SCRATCH, a new empty folder, and checks that it leaves the folder
 # empty: a program must not write into the user's current folder. Optionally checks the exit code
 # (EXPECTED_CODE, default 0), STDOUT_REGEX / STDERR_REGEX, and that EXPECTED_FILE exists afterwards.
+# In a cross-build, -DEMULATOR=<command;args> (CMAKE_CROSSCOMPILING_EMULATOR) runs PROGRAM.
 file(REMOVE_RECURSE ${SCRATCH})
 file(MAKE_DIRECTORY ${SCRATCH})
 if(DEFINED EXPECTED_FILE)
@@ -9,7 +10,7 @@ endif()
 if(NOT DEFINED EXPECTED_CODE)
   set(EXPECTED_CODE 0)
 endif()
-execute_process(COMMAND ${PROGRAM} ${ARGS} WORKING_DIRECTORY ${SCRATCH} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
+execute_process(COMMAND ${EMULATOR} ${PROGRAM} ${ARGS} WORKING_DIRECTORY ${SCRATCH} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
 if(NOT code STREQUAL "${EXPECTED_CODE}")
   message(FATAL_ERROR "${PROGRAM} ${ARGS}: expected exit code ${EXPECTED_CODE}, got ${code}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
