@@ -53,10 +53,7 @@ std::int64_t multinomial_one_reference(Generator& gen, const float* probs, std::
     std::vector<float> q(V);
     exponential_(gen, q.data(), V);                     // q = torch.empty_like(probs).exponential_(1)
     for (std::size_t i = 0; i < V; ++i) q[i] = probs[i] / q[i];  // torch.div(probs, q, out=q)
-    std::size_t best = 0;                                 // torch.argmax(q, dim=-1, keepdim=True)
-    for (std::size_t i = 1; i < V; ++i)
-        if (greater_or_nan(q[i], q[best])) best = i;
-    return static_cast<std::int64_t>(best);
+    return argmax(q.data(), V);                           // torch.argmax(q, dim=-1, keepdim=True)
 }
 
 // The reference's steps fused, the generator's words drawn in chunks (Mt19937::generate).
@@ -80,6 +77,33 @@ std::int64_t multinomial_one(Generator& gen, const float* probs, std::size_t V) 
     return static_cast<std::int64_t>(best);
 }
 
+std::int64_t argmax(const float* x, std::size_t n) {
+    if (n == 0) throw std::invalid_argument("argmax: no values");
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < n; ++i)
+        if (greater_or_nan(x[i], x[best])) best = i;
+    return static_cast<std::int64_t>(best);
+}
+
+TopK topk(const float* x, std::size_t n, std::size_t k) {
+    if (k == 0 || k > n) throw std::invalid_argument("topk: k " + std::to_string(k) + " must be between 1 and " + std::to_string(n));
+    std::vector<std::int64_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::int64_t>(i);
+    const auto before = [x](std::int64_t a, std::int64_t b) {  // larger first, then lower index
+        return greater_or_nan(x[a], x[b]) || (!greater_or_nan(x[b], x[a]) && a < b);
+    };
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), before);
+    TopK top;
+    top.positions.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
+    for (const std::int64_t i : top.positions) top.values.push_back(x[i]);
+    return top;
+}
+
+void mask_below_(float* x, std::size_t n, float min_val) {
+    for (std::size_t i = 0; i < n; ++i)
+        if (x[i] < min_val) x[i] = -std::numeric_limits<float>::infinity();
+}
+
 void check_sampling_options(const SamplingOptions& options, std::size_t vocab) {
     if (!std::isfinite(options.temperature) || options.temperature < 0)
         throw std::invalid_argument("sampling: temperature " + std::to_string(options.temperature) +
@@ -95,14 +119,8 @@ std::int64_t next_token(const float* logits, std::size_t V, const SamplingOption
     std::vector<float> row(logits, logits + V);  // logits [V]
     if (options.top_k) {
         // top_logits, _ = torch.topk(logits, top_k); min_val = top_logits[:, -1]: the k-th largest,
-        // duplicates counted (topk orders a NaN above every number, as greater_or_nan does)
-        std::vector<float> sorted = row;
-        const auto kth = sorted.begin() + static_cast<std::ptrdiff_t>(*options.top_k - 1);
-        std::nth_element(sorted.begin(), kth, sorted.end(), greater_or_nan);
-        const float min_val = *kth;
-        // logits = torch.where(logits < min_val, torch.tensor(float("-inf")), logits)
-        for (float& x : row)
-            if (x < min_val) x = -std::numeric_limits<float>::infinity();
+        // duplicates counted; logits = torch.where(logits < min_val, torch.tensor(float("-inf")), logits)
+        mask_below_(row.data(), V, topk(row.data(), V, *options.top_k).values.back());
     }
     if (options.temperature > 0.0) {
         const float temperature = static_cast<float>(options.temperature);
@@ -115,10 +133,7 @@ std::int64_t next_token(const float* logits, std::size_t V, const SamplingOption
         softmax_row(row.data(), probs.data(), V);  // probs = torch.softmax(logits, dim=-1)
         return multinomial_one(gen, probs.data(), V);  // idx_next = torch.multinomial(probs, num_samples=1)
     }
-    std::size_t best = 0;  // idx_next = torch.argmax(logits, dim=-1, keepdim=True)
-    for (std::size_t i = 1; i < V; ++i)
-        if (greater_or_nan(row[i], row[best])) best = i;
-    return static_cast<std::int64_t>(best);
+    return argmax(row.data(), V);  // idx_next = torch.argmax(logits, dim=-1, keepdim=True)
 }
 
 }  // namespace llmfs

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "llmfs/torch/rng.hpp"
 
@@ -29,6 +30,20 @@ std::int64_t multinomial_one(Generator& gen, const float* probs, std::size_t V);
 // The same, as the obvious loop over the generator's one-element draws: the reference the bulk
 // multinomial_one is tested against (sampling_test.cpp).
 std::int64_t multinomial_one_reference(Generator& gen, const float* probs, std::size_t V);
+
+// torch.argmax(x) over one row x [n]: the first index of the maximum, a NaN counting as the maximum.
+std::int64_t argmax(const float* x, std::size_t n);
+
+// torch.topk(x, k) for one row x [n]: the k largest values, largest first, and their positions
+// (a NaN counts as the largest; equal values in index order). Throws unless 1 <= k <= n.
+struct TopK {
+    std::vector<float> values;            // top_logits [k]
+    std::vector<std::int64_t> positions;  // top_pos [k]
+};
+TopK topk(const float* x, std::size_t n, std::size_t k);
+
+// x = torch.where(x < min_val, torch.tensor(float("-inf")), x), in place over x [n].
+void mask_below_(float* x, std::size_t n, float min_val);
 
 // The book's generate() options (ch05 gpt_generate.py): generate(model, idx, max_new_tokens,
 // context_size, temperature=0.0, top_k=None, eos_id=None).
