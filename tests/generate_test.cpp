@@ -1,6 +1,7 @@
 // llmfs-generate against PyTorch (data/golden/generate_cases.txt, made by
-// tests/goldens/generate_reference.py): each case runs the real executable and compares its
-// output, ids and text, exactly.
+// tests/goldens/generate_reference.py; sampling: data/golden/generate_sampling_cases.txt, made by
+// tests/goldens/generate_sampling_reference.py): each case runs the real executable and compares
+// its output, ids and text, exactly.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -97,6 +98,36 @@ TEST_CASE("llmfs-generate prints PyTorch's tokens and text") {
     CHECK(cases >= 7);
 }
 
+TEST_CASE("llmfs-generate --temperature --top-k --eos-id prints the tokens of PyTorch's ch05 generate()") {
+    std::ifstream golden(LLMFS_GOLDEN_DIR "/generate_sampling_cases.txt");
+    REQUIRE(golden.good());
+    int cases = 0;
+    for (std::string header, ids, text; std::getline(golden, header) && std::getline(golden, ids) && std::getline(golden, text);) {
+        const auto f = split(header, '\t');
+        REQUIRE(f.size() == 8);
+        REQUIRE(f[0] == "case");
+        // The default path and the cache for every case, the (slow) teaching path for the eos cases
+        // (kv_cache_test compares all three paths' sampled tokens on a tiny model).
+        ++cases;
+        std::vector<std::string> modes{"", "--kv-cache"};
+        if (f[7] != "none") modes.push_back("--teaching");
+        for (const std::string& mode : modes) {
+            DYNAMIC_SECTION(f[1] << " seed " << f[2] << " +" << f[3] << " tokens, prompt " << f[4] << " T " << f[5] << " top_k "
+                                 << f[6] << " eos_id " << f[7] << " " << mode) {
+                std::vector<std::string> args{LLMFS_GENERATE,  "--model",         f[1], "--seed",   f[2], "--max-new-tokens",
+                                              f[3],            "--prompt",        from_hex(f[4]), "--temperature", f[5]};
+                if (f[6] != "none") args.insert(args.end(), {"--top-k", f[6]});
+                if (f[7] != "none") args.insert(args.end(), {"--eos-id", f[7]});
+                if (!mode.empty()) args.push_back(mode);
+                const auto result = run(args);
+                CHECK(result.exit_code == 0);
+                CHECK(result.out == ids + "\n" + unescape(text) + "\n");
+            }
+        }
+    }
+    CHECK(cases >= 10);
+}
+
 TEST_CASE("llmfs-generate --kv-cache and the fast default give the --teaching tokens at several lengths") {
     // 124M from other seeds and prompts than the PyTorch cases; the lengths cross the cache's
     // single-row decoding many times. Past the context length: kv_cache_test, on a tiny config.
@@ -124,7 +155,18 @@ TEST_CASE("llmfs-generate rejects bad input with exit code 2") {
                                                                   {"--model", "gpt5"},
                                                                   {"--seed", "abc"},
                                                                   {"--frobnicate"},
-                                                                  {"--kv-cache", "--teaching"}}) {
+                                                                  {"--kv-cache", "--teaching"},
+                                                                  {"--temperature", "-0.5"},
+                                                                  {"--temperature", "inf"},
+                                                                  {"--temperature", "nan"},
+                                                                  {"--temperature", "1e999"},
+                                                                  {"--temperature", "warm"},
+                                                                  {"--temperature", "0x1p0"},
+                                                                  {"--top-k", "0"},
+                                                                  {"--top-k", "50258"},
+                                                                  {"--top-k", "2.5"},
+                                                                  {"--eos-id", "-1"},
+                                                                  {"--eos-id", "50257"}}) {
         DYNAMIC_SECTION(args[0] << " " << (args.size() > 1 ? args[1] : "")) {
             std::vector<std::string> argv{LLMFS_GENERATE};
             argv.insert(argv.end(), args.begin(), args.end());

@@ -83,7 +83,8 @@ TEST_CASE("fuzz: llmfs-exercise's command line", "[fuzz]") {
 
 TEST_CASE("fuzz: llmfs-generate's command line (no model built: bad arguments only)", "[fuzz]") {
     // Every case has a bad --model so that nothing is built: the command line alone is under test.
-    fuzz_tool("llmfs-generate", {"--prompt", "--max-new-tokens", "--seed", "--kv-cache", "--teaching", "--frobnicate"}, 200, 24,
+    fuzz_tool("llmfs-generate", {"--prompt", "--max-new-tokens", "--seed", "--kv-cache", "--teaching", "--temperature", "--top-k",
+                                 "--eos-id", "--frobnicate"}, 200, 24,
               {"--model", "gpt2-none"});
 }
 

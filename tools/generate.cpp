@@ -1,5 +1,7 @@
 // llmfs-generate: build GPT-2 from a seed, exactly as PyTorch's GPTModel(cfg) after
-// torch.manual_seed(seed), and continue a prompt greedily with generate_text_simple (4.7).
+// torch.manual_seed(seed), and continue a prompt greedily with generate_text_simple (4.7), or with
+// the book's ch05 generate() (--temperature, --top-k, --eos-id), its multinomial draws continuing
+// the generator that built the model, as in PyTorch.
 // Prints the token ids (prompt and continuation) on one line, then the decoded text. Three ways to
 // decode, all giving the same tokens (tests/generate_test.cpp):
 //   (default)    the no-cache algorithm through the fast kernels (generate_text_simple_fast);
@@ -31,7 +33,26 @@ struct Options {
     std::uint64_t seed = 123;
     std::string model = "gpt2-small";
     DecodePath path = DecodePath::fast;  // --kv-cache, --teaching
+    SamplingOptions sampling;            // --temperature, --top-k, --eos-id (5.3.3)
 };
+
+// --temperature, --top-k, --eos-id: generate()'s temperature, top_k and eos_id (all GPT-2 sizes
+// have the same vocabulary, GPTConfig's vocab_size).
+void add_sampling_options(CLI::App& app, SamplingOptions& sampling) {
+    const int vocab = static_cast<int>(GPTConfig{}.vocab_size);
+    add_real_option(app, "--temperature", sampling.temperature, 0.0, 1e30,
+                    "0: greedy (argmax); > 0: sample from softmax(logits / T) with torch.multinomial, drawing from\n"
+                    "the generator that built the model (PyTorch's default CPU exponential_ kernel: the book's\n"
+                    "outputs and 2.7+ wheels; not the MKL draws of 2.0-2.6 x86-64 wheels)");
+    app.add_option_function<std::string>(
+           "--top-k", [&sampling, vocab](const std::string& text) { sampling.top_k = parse_decimal(text, 1, vocab, "--top-k"); },
+           "sample only among the K largest logits (ties with the K-th included)")
+        ->type_name("K");
+    app.add_option_function<std::string>(
+           "--eos-id", [&sampling, vocab](const std::string& text) { sampling.eos_id = parse_decimal(text, 0, vocab - 1, "--eos-id"); },
+           "stop before this token id (50256: <|endoftext|>)")
+        ->type_name("ID");
+}
 
 int run(const Options& opt) {
     if (opt.prompt.empty()) throw std::invalid_argument("--prompt: the prompt must not be empty");
@@ -56,10 +77,12 @@ int run(const Options& opt) {
     Progress generating("generating: token");
     const auto progress = [&](std::size_t step) { generating(step, max_new); };
     const auto gen_start = std::chrono::steady_clock::now();
-    const IdArray<2> out = generate_greedy(opt.path, model, idx, max_new, cfg.context_length, progress);
+    // generate(model, idx, max_new, context_size, temperature, top_k, eos_id): samples from gen
+    const IdArray<2> out = generate(opt.path, model, idx, max_new, cfg.context_length, opt.sampling, gen, progress);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
-    std::cerr << fmt::format("{} new tokens in {:.2f} s ({:.1f} tokens/s)\n", max_new, seconds,
-                             seconds > 0 ? static_cast<double>(max_new) / seconds : 0.0);
+    const std::size_t added = out.shape()[1] - idx.shape()[1];  // fewer than max_new after eos_id
+    std::cerr << fmt::format("{} new tokens in {:.2f} s ({:.1f} tokens/s)\n", added, seconds,
+                             seconds > 0 ? static_cast<double>(added) / seconds : 0.0);
 
     const std::vector<std::int64_t> ids(out.begin(), out.end());
     std::cout << fmt::format("{}\n", fmt::join(ids, " ")) << tokenizer.decode(ids) << "\n";
@@ -71,7 +94,8 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
     CLI::App app{"Build GPT-2 from a seed as PyTorch does (torch.manual_seed(seed); GPTModel(cfg)) and continue\n"
-                 "the prompt greedily (the book's generate_text_simple). Prints the token ids, then the text.",
+                 "the prompt greedily (the book's generate_text_simple), or sampling as the book's ch05 generate()\n"
+                 "does with --temperature / --top-k / --eos-id. Prints the token ids, then the text.",
                  "llmfs-generate"};
     Options opt;
     app.add_option("--prompt", opt.prompt, "text to continue")->capture_default_str();
@@ -88,5 +112,6 @@ int main(int argc, char** argv) {
                           "generate_text_simple does (the same tokens, slower; default: the same algorithm\n"
                           "through the fast kernels)")
         ->excludes(kv);
+    add_sampling_options(app, opt.sampling);
     return run_tool(app, argc, argv, [&] { return run(opt); });
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -172,6 +173,34 @@ long long parse_decimal(const std::string& text, long long min, long long max, c
     return value;
 }
 
+double parse_real(const std::string& text, double min, double max, const std::string& option) {
+    const auto fail = [&] {
+        throw CLI::ValidationError(option, fmt::format("{} is not a number from {} to {} (written in decimal)",
+                                                       llmfs::quoted(text), min, max));
+    };
+    std::size_t i = !text.empty() && text[0] == '-' ? 1 : 0;
+    const auto digits = [&] {
+        const std::size_t from = i;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+        return i - from;
+    };
+    std::size_t mantissa_digits = digits();
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        mantissa_digits += digits();
+    }
+    if (mantissa_digits == 0 || text.size() > 64) fail();
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+        if (digits() == 0) fail();
+    }
+    if (i != text.size()) fail();
+    const double value = std::strtod(text.c_str(), nullptr);  // correctly rounded, as Python's float()
+    if (!std::isfinite(value) || value < min || value > max) fail();
+    return value;
+}
+
 std::uint64_t parse_seed(const std::string& text, const std::string& option) {
     const auto fail = [&] {
         throw CLI::ValidationError(option, llmfs::quoted(text) + " is not a seed torch.manual_seed takes: a whole number from "
@@ -202,6 +231,15 @@ CLI::Option* add_decimal_option(CLI::App& app, const std::string& name, int& tar
             help)
         ->type_name("INT")
         ->default_str(std::to_string(target));
+}
+
+CLI::Option* add_real_option(CLI::App& app, const std::string& name, double& target, double min, double max,
+                             const std::string& help) {
+    return app
+        .add_option_function<std::string>(name, [&target, min, max, name](const std::string& text) { target = parse_real(text, min, max, name); },
+                                          help)
+        ->type_name("FLOAT")
+        ->default_str(fmt::format("{}", target));
 }
 
 CLI::Option* add_seed_option(CLI::App& app, const std::string& name, std::uint64_t& target, const std::string& help) {

@@ -48,9 +48,15 @@ long long parse_decimal(const std::string& text, long long min, long long max, c
 // --seed: any integer torch.manual_seed takes, -2^63 .. 2^64 - 1; a negative seed wraps to
 // 2^64 + seed, as PyTorch reinterprets it. Otherwise a CLI::ValidationError.
 std::uint64_t parse_seed(const std::string& text, const std::string& option = "--seed");
-// Adds an option whose value must pass parse_decimal (or parse_seed), stored in `target`.
+// A real number written in decimal, as Python's float() reads it from a user: an optional '-',
+// digits with an optional '.' and fraction, an optional exponent (e/E, optional sign, digits);
+// no spaces, no hex, no inf or nan; between `min` and `max`. Otherwise a CLI::ValidationError.
+double parse_real(const std::string& text, double min, double max, const std::string& option);
+// Adds an option whose value must pass parse_decimal (parse_real, parse_seed), stored in `target`.
 CLI::Option* add_decimal_option(CLI::App& app, const std::string& name, int& target, int min, int max,
                                 const std::string& help);
+CLI::Option* add_real_option(CLI::App& app, const std::string& name, double& target, double min, double max,
+                             const std::string& help);
 CLI::Option* add_seed_option(CLI::App& app, const std::string& name, std::uint64_t& target, const std::string& help);
 
 // Progress on stderr ("generating: token 3/6"): redrawn in place on a terminal, and in a log (stderr

@@ -190,14 +190,45 @@ IdArray<2> last_tokens(const IdArray<2>& idx, std::size_t context_size) {
 
 IdArray<2> generate_text_simple(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
                                 std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
+    Generator unused;  // greedy decoding draws nothing
+    return generate(model, std::move(idx), max_new_tokens, context_size, SamplingOptions{}, unused, on_token);
+}
+
+void check_generate_options(const SamplingOptions& options, std::size_t batch, std::size_t vocab) {
+    check_sampling_options(options, vocab);
+    if (!options.eos_id) return;
+    if (*options.eos_id < 0 || static_cast<std::uint64_t>(*options.eos_id) >= vocab)
+        throw std::invalid_argument("generate: eos_id " + std::to_string(*options.eos_id) + " must be a token id, 0 .. " +
+                                    std::to_string(vocab - 1));
+    if (batch != 1)
+        throw std::invalid_argument("generate: eos_id needs a batch of one sequence (got " + std::to_string(batch) + ")");
+}
+
+IdArray<2> next_token_ids(const float* logits, std::size_t batch, std::size_t row_stride, std::size_t vocab,
+                          const SamplingOptions& options, Generator& gen) {
+    IdArray<2> next = IdArray<2>::from_shape({batch, 1});
+    for (std::size_t b = 0; b < batch; ++b) {
+        const float* row = logits + b * row_stride;  // logits[b, -1, :]
+        next(b, 0) = options.greedy() ? greedy_token(row, vocab) : next_token(row, vocab, options, gen);
+    }
+    return next;
+}
+
+bool is_eos(const IdArray<2>& idx_next, const SamplingOptions& options) {
+    return options.eos_id && idx_next.size() == 1 && idx_next(0, 0) == *options.eos_id;
+}
+
+IdArray<2> generate(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens, std::size_t context_size,
+                    const SamplingOptions& options, Generator& gen, const std::function<void(std::size_t)>& on_token) {
     const std::size_t batch = idx.shape()[0];
+    check_generate_options(options, batch, model.cfg.vocab_size);
     for (std::size_t step = 0; step < max_new_tokens; ++step) {
         const IdArray<2> idx_cond = last_tokens(idx, context_size);  // idx[:, -context_size:]
         const auto logits = model.forward(idx_cond);                 // [B, T, V]
         const std::size_t t_last = logits.size(1) - 1, vocab = logits.size(2);
-
-        IdArray<2> next = IdArray<2>::from_shape({batch, 1});
-        for (std::size_t b = 0; b < batch; ++b) next(b, 0) = greedy_token(&logits.data(b, t_last, 0), vocab);  // logits[:, -1, :]
+        // logits = logits[:, -1, :]; top-k, temperature, multinomial or argmax -> idx_next [B, 1]
+        const IdArray<2> next = next_token_ids(&logits.data(0, t_last, 0), batch, logits.size(1) * vocab, vocab, options, gen);
+        if (is_eos(next, options)) break;                  // if idx_next == eos_id: break
         idx = xt::concatenate(xt::xtuple(idx, next), 1);  // torch.cat((idx, idx_next), dim=1)
         if (on_token) on_token(step + 1);
     }

@@ -10,6 +10,7 @@
 
 #include "llmfs/nn/attention.hpp"
 #include "llmfs/text/tokenizer.hpp"
+#include "llmfs/torch/sampling.hpp"
 
 namespace llmfs {
 
@@ -125,8 +126,29 @@ std::int64_t greedy_token(const float* logits, std::size_t vocab);
 IdArray<2> last_tokens(const IdArray<2>& idx, std::size_t context_size);
 
 // 4.7: greedy decoding. idx [B, T] -> [B, T + max_new_tokens]; the model sees at most the last
-// context_size tokens. on_token(step) is called after each new token.
+// context_size tokens. on_token(step) is called after each new token. generate() with its defaults.
 IdArray<2> generate_text_simple(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
                                 std::size_t context_size, const std::function<void(std::size_t)>& on_token = {});
+
+// 5.3.3: the book's generate(model, idx, max_new_tokens, context_size, temperature, top_k, eos_id)
+// (ch05 gpt_generate.py): generate_text_simple's loop with next_token's choice (top-k, temperature,
+// multinomial drawing from gen), stopping before a token equal to options.eos_id. idx [B, T] ->
+// [B, T + n], n <= max_new_tokens. on_token(step) is called after each appended token.
+IdArray<2> generate(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens, std::size_t context_size,
+                    const SamplingOptions& options, Generator& gen, const std::function<void(std::size_t)>& on_token = {});
+
+// The pieces every decoding loop shares (generate here, the fast and cached ones of kv_cache.hpp):
+// Throws std::invalid_argument for bad options (check_sampling_options) or an eos_id outside the
+// vocabulary or with a batch of more than one row (the book's `if idx_next == eos_id` needs one).
+void check_generate_options(const SamplingOptions& options, std::size_t batch, std::size_t vocab);
+// idx_next [B, 1] from last-position logits, row b at logits + b * row_stride ([B, V] rows). At
+// temperature 0 it is 4.7's greedy_token (the argmax cannot be changed by top-k; generate()'s
+// torch.argmax(logits) picks the same token unless softmax rounds two different largest logits to
+// one probability), so greedy outputs stay generate_text_simple's; otherwise next_token per row,
+// in row order (torch.multinomial on [B, V] draws row 0's exponentials first).
+IdArray<2> next_token_ids(const float* logits, std::size_t batch, std::size_t row_stride, std::size_t vocab,
+                          const SamplingOptions& options, Generator& gen);
+// if idx_next == eos_id: break  (idx_next [1, 1])
+bool is_eos(const IdArray<2>& idx_next, const SamplingOptions& options);
 
 }  // namespace llmfs

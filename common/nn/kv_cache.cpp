@@ -129,39 +129,42 @@ void check_context_size(const GPTModel& model, std::size_t context_size) {
                                     std::to_string(model.cfg.context_length));
 }
 
-// torch.argmax(logits[:, -1, :], dim=-1, keepdim=True) for last-position logits [B, 1, V].
-IdArray<2> greedy_next(const Array<3>& logits) {
-    const std::size_t batch = logits.shape()[0];
-    IdArray<2> next = IdArray<2>::from_shape({batch, 1});
-    for (std::size_t b = 0; b < batch; ++b) next(b, 0) = greedy_token(&logits(b, 0, 0), logits.shape()[2]);
-    return next;
+// idx_next [B, 1] from last-position logits [B, 1, V] (next_token_ids: greedy or sampled).
+IdArray<2> choose_next(const Array<3>& logits, const SamplingOptions& options, Generator& gen) {
+    const std::size_t vocab = logits.shape()[2];
+    return next_token_ids(logits.data(), logits.shape()[0], vocab, vocab, options, gen);
 }
 
 }  // namespace
 
-IdArray<2> generate_text_simple_fast(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
-                                     std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
+IdArray<2> generate_fast(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens, std::size_t context_size,
+                         const SamplingOptions& options, Generator& gen, const std::function<void(std::size_t)>& on_token) {
     check_context_size(model, context_size);
+    check_generate_options(options, idx.shape()[0], model.cfg.vocab_size);
     if (max_new_tokens == 0) return idx;
     // A cache used as scratch only: reset before every step, so nothing carries over.
     KVCache scratch(model.cfg, idx.shape()[0], std::min(context_size, idx.shape()[1] + max_new_tokens));
     for (std::size_t step = 0; step < max_new_tokens; ++step) {
         scratch.reset();
         const Array<3> logits = forward_cached(model, last_tokens(idx, context_size), scratch, /*last_only=*/true);
-        idx = xt::concatenate(xt::xtuple(idx, greedy_next(logits)), 1);  // torch.cat((idx, idx_next), dim=1)
+        const IdArray<2> next = choose_next(logits, options, gen);
+        if (is_eos(next, options)) break;                  // if idx_next == eos_id: break
+        idx = xt::concatenate(xt::xtuple(idx, next), 1);  // torch.cat((idx, idx_next), dim=1)
         if (on_token) on_token(step + 1);
     }
     return idx;
 }
 
-IdArray<2> generate_text_simple_cached(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
-                                       std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
+IdArray<2> generate_cached(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens, std::size_t context_size,
+                           const SamplingOptions& options, Generator& gen, const std::function<void(std::size_t)>& on_token) {
     check_context_size(model, context_size);
+    check_generate_options(options, idx.shape()[0], model.cfg.vocab_size);
     if (max_new_tokens == 0) return idx;
     KVCache cache(model.cfg, idx.shape()[0], std::min(context_size, idx.shape()[1] + max_new_tokens));
     Array<3> logits = forward_cached(model, last_tokens(idx, context_size), cache, /*last_only=*/true);  // init the cache with the prompt
     for (std::size_t step = 0;; ++step) {
-        const IdArray<2> next = greedy_next(logits);
+        const IdArray<2> next = choose_next(logits, options, gen);
+        if (is_eos(next, options)) return idx;             // if idx_next == eos_id: break
         idx = xt::concatenate(xt::xtuple(idx, next), 1);  // torch.cat([idx, next_idx], dim=1)
         if (on_token) on_token(step + 1);
         if (step + 1 == max_new_tokens) return idx;
@@ -174,6 +177,18 @@ IdArray<2> generate_text_simple_cached(const GPTModel& model, IdArray<2> idx, st
     }
 }
 
+IdArray<2> generate_text_simple_fast(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
+                                     std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
+    Generator unused;  // greedy decoding draws nothing
+    return generate_fast(model, std::move(idx), max_new_tokens, context_size, SamplingOptions{}, unused, on_token);
+}
+
+IdArray<2> generate_text_simple_cached(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
+                                       std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
+    Generator unused;  // greedy decoding draws nothing
+    return generate_cached(model, std::move(idx), max_new_tokens, context_size, SamplingOptions{}, unused, on_token);
+}
+
 const char* describe(DecodePath path) {
     switch (path) {
         case DecodePath::fast: return "no cache, fast kernels";
@@ -183,14 +198,20 @@ const char* describe(DecodePath path) {
     throw std::invalid_argument("describe: unknown DecodePath");
 }
 
+IdArray<2> generate(DecodePath path, const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens, std::size_t context_size,
+                    const SamplingOptions& options, Generator& gen, const std::function<void(std::size_t)>& on_token) {
+    switch (path) {
+        case DecodePath::fast: return generate_fast(model, std::move(idx), max_new_tokens, context_size, options, gen, on_token);
+        case DecodePath::kv_cache: return generate_cached(model, std::move(idx), max_new_tokens, context_size, options, gen, on_token);
+        case DecodePath::teaching: return generate(model, std::move(idx), max_new_tokens, context_size, options, gen, on_token);
+    }
+    throw std::invalid_argument("generate: unknown DecodePath");
+}
+
 IdArray<2> generate_greedy(DecodePath path, const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
                            std::size_t context_size, const std::function<void(std::size_t)>& on_token) {
-    switch (path) {
-        case DecodePath::fast: return generate_text_simple_fast(model, std::move(idx), max_new_tokens, context_size, on_token);
-        case DecodePath::kv_cache: return generate_text_simple_cached(model, std::move(idx), max_new_tokens, context_size, on_token);
-        case DecodePath::teaching: return generate_text_simple(model, std::move(idx), max_new_tokens, context_size, on_token);
-    }
-    throw std::invalid_argument("generate_greedy: unknown DecodePath");
+    Generator unused;  // greedy decoding draws nothing
+    return generate(path, model, std::move(idx), max_new_tokens, context_size, SamplingOptions{}, unused, on_token);
 }
 
 }  // namespace llmfs

@@ -49,13 +49,24 @@ IdArray<2> generate_text_simple_cached(const GPTModel& model, IdArray<2> idx, st
                                        std::size_t context_size,
                                        const std::function<void(std::size_t)>& on_token = {});
 
-// The three ways llmfs-generate and llmfs-bench generate, all giving generate_text_simple's tokens:
+// The book's generate() (5.3.3: top-k, temperature, multinomial from gen, stop at eos_id; gpt.hpp)
+// by the algorithms above: the same tokens as generate(model, ...), whose logits they reproduce
+// closely enough for the same choices (kv_cache_test.cpp). Greedy at temperature 0.
+IdArray<2> generate_fast(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens, std::size_t context_size,
+                         const SamplingOptions& options, Generator& gen, const std::function<void(std::size_t)>& on_token = {});
+IdArray<2> generate_cached(const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens, std::size_t context_size,
+                           const SamplingOptions& options, Generator& gen, const std::function<void(std::size_t)>& on_token = {});
+
+// The three ways llmfs-generate and llmfs-bench generate, all giving generate_text_simple's tokens
+// (generate()'s with sampling options):
 enum class DecodePath {
     fast,      // generate_text_simple_fast (the default)
     kv_cache,  // generate_text_simple_cached (--kv-cache)
     teaching,  // generate_text_simple, GPTModel::forward at every step (--teaching)
 };
 const char* describe(DecodePath path);  // "no cache, fast kernels", "KV cache", "no cache, teaching path"
+IdArray<2> generate(DecodePath path, const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens, std::size_t context_size,
+                    const SamplingOptions& options, Generator& gen, const std::function<void(std::size_t)>& on_token = {});
 IdArray<2> generate_greedy(DecodePath path, const GPTModel& model, IdArray<2> idx, std::size_t max_new_tokens,
                            std::size_t context_size, const std::function<void(std::size_t)>& on_token = {});
 

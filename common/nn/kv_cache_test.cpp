@@ -4,7 +4,9 @@
 // tests/generate_test.cpp checks the full-size models against PyTorch's tokens on every path.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <xtensor/xrandom.hpp>
 
@@ -120,4 +122,78 @@ TEST_CASE("the cache reports misuse") {
     CHECK(generate_text_simple_cached(model, prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
     CHECK_THROWS_WITH(generate_text_simple_fast(model, prompt(1, 2, 1, 50), 3, 0), Catch::Contains("context"));
     CHECK(generate_text_simple_fast(model, prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
+}
+
+TEST_CASE("sampled generation gives the same tokens on all three paths, for several seeds, temperatures and top_k") {
+    const std::size_t context = 16;
+    const EvalModel m(7, tiny(context));
+    const GPTModel& model = m.model;
+    for (const std::uint64_t seed : {123, 1, 42}) {
+        for (const double temperature : {0.0, 0.7, 1.0, 1.4, 5.0}) {
+            for (const std::optional<std::size_t> top_k : {std::optional<std::size_t>{}, std::optional<std::size_t>{1},
+                                                           std::optional<std::size_t>{3}, std::optional<std::size_t>{25}}) {
+                for (const std::size_t batch : {1, 2}) {
+                    SamplingOptions options;
+                    options.temperature = temperature;
+                    options.top_k = top_k;
+                    const IdArray<2> ids = prompt(batch, 3, seed, model.cfg.vocab_size);
+                    DYNAMIC_SECTION("seed " << seed << " T " << temperature << " top_k " << (top_k ? std::to_string(*top_k) : "none")
+                                            << " batch " << batch) {
+                        // 3 + 20 tokens: past the context, where the cached path rebuilds its cache
+                        std::vector<IdArray<2>> outs;
+                        std::vector<std::uint32_t> next_words;
+                        for (const DecodePath path : {DecodePath::teaching, DecodePath::fast, DecodePath::kv_cache}) {
+                            Generator gen;
+                            gen.manual_seed(seed);
+                            outs.push_back(generate(path, model, ids, 20, context, options, gen));
+                            next_words.push_back(gen.random());  // the paths drew alike
+                        }
+                        REQUIRE(outs[0].shape()[1] == 23);
+                        CHECK((outs[1] == outs[0]));
+                        CHECK((outs[2] == outs[0]));
+                        CHECK(next_words[1] == next_words[0]);
+                        CHECK(next_words[2] == next_words[0]);
+                        if (temperature == 0.0) CHECK((outs[0] == generate_text_simple(model, ids, 20, context)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("generation stops before eos_id on every path, and checks its options") {
+    const EvalModel m(7, tiny());
+    const GPTModel& model = m.model;
+    const IdArray<2> ids = prompt(1, 3, 5, model.cfg.vocab_size);
+    SamplingOptions options;
+    options.temperature = 1.0;
+    Generator gen;
+    gen.manual_seed(3);
+    const IdArray<2> free_run = generate(DecodePath::teaching, model, ids, 30, 16, options, gen);
+    // the token sampled at step 5 as eos: every path stops right before it
+    options.eos_id = free_run(0, 3 + 5);
+    std::size_t stop = 0;
+    while (free_run(0, 3 + stop) != *options.eos_id) ++stop;
+    for (const DecodePath path : {DecodePath::teaching, DecodePath::fast, DecodePath::kv_cache}) {
+        DYNAMIC_SECTION(describe(path)) {
+            gen.manual_seed(3);
+            std::size_t steps = 0;
+            const IdArray<2> out = generate(path, model, ids, 30, 16, options, gen, [&](std::size_t step) { steps = step; });
+            CHECK(out.shape()[1] == 3 + stop);
+            CHECK((out == xt::view(free_run, xt::all(), xt::range(0, 3 + stop))));
+            CHECK(steps == stop);
+
+            SamplingOptions bad;
+            bad.temperature = -1;
+            CHECK_THROWS_WITH(generate(path, model, ids, 3, 16, bad, gen), Catch::Contains("temperature"));
+            bad.temperature = 1;
+            bad.top_k = 51;
+            CHECK_THROWS_WITH(generate(path, model, ids, 3, 16, bad, gen), Catch::Contains("top_k 51"));
+            bad.top_k.reset();
+            bad.eos_id = 50;
+            CHECK_THROWS_WITH(generate(path, model, ids, 3, 16, bad, gen), Catch::Contains("eos_id 50"));
+            bad.eos_id = 0;
+            CHECK_THROWS_WITH(generate(path, model, prompt(2, 3, 5, 50), 3, 16, bad, gen), Catch::Contains("batch"));
+        }
+    }
 }

@@ -426,6 +426,7 @@ void Generator::manual_seed(std::uint64_t seed) {
 }
 
 std::uint32_t Generator::random() { return engine_(); }
+void Generator::random(std::uint32_t* out, std::size_t n) { engine_.generate(out, n); }
 
 // CPUGeneratorImpl::random64: make64BitsFrom32Bits(first, second).
 std::uint64_t Generator::random64() {

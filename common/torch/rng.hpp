@@ -56,6 +56,7 @@ public:
     bool drew_bernoulli() const { return drew_bernoulli_; }
 
     std::uint32_t random();    // next 32-bit output
+    void random(std::uint32_t* out, std::size_t n);  // the next n outputs, as n calls of random()
     std::uint64_t random64();  // (first << 32) | second
     float uniform_float();     // (random() & 0xFFFFFF) * 2^-24
     double uniform_double();   // (random64() & (2^53 - 1)) * 2^-53
