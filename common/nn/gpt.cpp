@@ -1,6 +1,7 @@
 #include "llmfs/nn/gpt.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "llmfs/fast/memory.hpp"
@@ -18,9 +19,11 @@ GPTConfig GPTConfig::by_name(const std::string& name) {
 // ---- Embedding ---------------------------------------------------------------------------------
 
 Embedding::Embedding(Generator& gen, std::size_t num_embeddings, std::size_t embedding_dim, Init init)
-    : weight(Tensor<2>::parameter(init == Init::zeros ? Array<2>(xt::zeros<float>({num_embeddings, embedding_dim}))
-                                                      : Array<2>::from_shape({num_embeddings, embedding_dim}))) {
-    if (init == Init::zeros) return;  // torch.zeros: no draw
+    : weight(Tensor<2>::parameter(Array<2>::from_shape({num_embeddings, embedding_dim}))) {
+    if (init == Init::zeros) {  // torch.zeros: no draw (the first touch of the pages is here)
+        std::memset(weight.data.data(), 0, weight.data.size() * sizeof(float));
+        return;
+    }
     prefault(weight.data.data(), weight.data.size() * sizeof(float));
     init_embedding_(gen, weight.data.data(), num_embeddings, embedding_dim);
 }

@@ -44,10 +44,10 @@ struct SafeTensorView {
     std::size_t nbytes() const { return static_cast<std::size_t>(end - begin); }
 };
 
-// A .safetensors file, validated as the reference reader validates it (NOTES in
-// tests/goldens/make_safetensors_goldens.py's header): file >= 8 bytes; N <= 100,000,000 and
+// A .safetensors file, validated as the reference reader (huggingface/safetensors' Rust
+// read_metadata + Metadata::validate) validates it: file >= 8 bytes; N <= 100,000,000 and
 // 8 + N <= file size; header UTF-8 JSON (no BOM), an object nested at most a few levels; no
-// duplicate keys (stricter than the reference, as the format's README asks); "__metadata__" maps
+// duplicate keys (stricter than the reference, which keeps the last, as the format's README asks); "__metadata__" maps
 // strings to strings; every other entry has a known dtype, a shape of non-negative integers and
 // data_offsets [BEGIN, END] (extra fields ignored); sorted by offsets the tensors tile the data
 // buffer exactly (no gap, no overlap, END >= BEGIN); product(shape) * dtype size == END - BEGIN
