@@ -191,7 +191,7 @@ TEST_CASE("124M-shaped checkpoint: PyTorch's tokens and text, greedy and the boo
     CHECK(ran >= 1);
 }
 
-TEST_CASE("--weights errors: a damaged or missing file exits 1, a --model that disagrees exits 2, each with a message") {
+TEST_CASE("errors: a damaged or missing file exits 1, a --model that disagrees exits 2, each with a message") {
     Scratch scratch("errors");
     const fs::path file = scratch.path / "tiny.safetensors";
     llmfs::write_synthetic_gpt2(file, llmfs::SyntheticGpt2::tiny());

@@ -373,6 +373,26 @@ std::string gpt2_name_prefix(const SafeTensors& file) {
          "is it a GPT-2 checkpoint (openai-community/gpt2, -medium, -large, -xl)?");
 }
 
+namespace {
+const SafeTensorView& tensor_f32(const SafeTensors& file, const std::string& name, const std::vector<std::uint64_t>& expected);
+
+// Every tensor the book's load_weights_into_gpt reads, with the shape it must have for `cfg`.
+std::vector<std::pair<std::string, std::vector<std::uint64_t>>> gpt2_tensors(const GPTConfig& cfg, const std::string& p) {
+    const std::uint64_t C = cfg.emb_dim;
+    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> out = {
+        {p + "wte.weight", {cfg.vocab_size, C}}, {p + "wpe.weight", {cfg.context_length, C}}, {p + "ln_f.weight", {C}}, {p + "ln_f.bias", {C}}};
+    for (std::size_t b = 0; b < cfg.n_layers; ++b) {
+        const std::string h = fmt::format("{}h.{}.", p, b);
+        for (auto&& [name, shape] : std::vector<std::pair<const char*, std::vector<std::uint64_t>>>{
+                 {"attn.c_attn.weight", {C, 3 * C}}, {"attn.c_attn.bias", {3 * C}}, {"attn.c_proj.weight", {C, C}}, {"attn.c_proj.bias", {C}},
+                 {"mlp.c_fc.weight", {C, 4 * C}}, {"mlp.c_fc.bias", {4 * C}}, {"mlp.c_proj.weight", {4 * C, C}}, {"mlp.c_proj.bias", {C}},
+                 {"ln_1.weight", {C}}, {"ln_1.bias", {C}}, {"ln_2.weight", {C}}, {"ln_2.bias", {C}}})
+            out.emplace_back(h + name, shape);
+    }
+    return out;
+}
+}  // namespace
+
 GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n_heads, std::string* how) {
     const std::string p = gpt2_name_prefix(file);
     const auto matrix_shape = [&](const std::string& name) {
@@ -414,6 +434,8 @@ GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n
         fail(file.name(), fmt::format("blocks up to h.{} but no h.{}", *blocks.rbegin(), gap), "the file is not a complete GPT-2 checkpoint");
     }
     cfg.n_layers = blocks.size();
+    // Every tensor the model needs, F32 and of its shape, before anything is allocated for it.
+    for (const auto& [name, shape] : gpt2_tensors(cfg, p)) tensor_f32(file, name, shape);
     if (n_heads) {
         cfg.n_heads = *n_heads;
         if (how) *how = fmt::format("{} heads (--heads)", cfg.n_heads);

@@ -169,6 +169,12 @@ TEST_CASE("the config comes from the shapes: tiny is 2 heads by GPT-2's 64-wide 
     CHECK(how == "2 heads (emb_dim 128 / 64, GPT-2's head size; --heads N to choose)");
     CHECK(infer_gpt_config(file, 4).n_heads == 4);
     CHECK_THROWS_WITH(infer_gpt_config(file, 3), Catch::Contains("emb_dim 128 cannot be split into 3 heads"));
+    // Every tensor the model needs is checked before a model is allocated for it.
+    const auto [header, data] = split(read_bytes(path));
+    const auto renamed = SafeTensors::from_bytes(join(replaced(header, "\"h.1.mlp.c_fc.bias\"", "\"h.1.mlp.c_fc.bias_gone\""), data), "tiny");
+    CHECK_THROWS_WITH(infer_gpt_config(renamed), Catch::Contains("tiny: no tensor \"h.1.mlp.c_fc.bias\""));
+    const auto reshaped = SafeTensors::from_bytes(join(replaced(header, R"("h.0.ln_2.bias":{"dtype":"F32","shape":[128])", R"("h.0.ln_2.bias":{"dtype":"F32","shape":[2,64])"), data), "tiny");
+    CHECK_THROWS_WITH(infer_gpt_config(reshaped), Catch::Contains("tensor \"h.0.ln_2.bias\" has shape [2, 64], the model expects [128]"));
 
     // The model: every parameter from the file, Conv1D weights transposed, c_attn split in three.
     Generator gen;
