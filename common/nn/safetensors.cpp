@@ -194,6 +194,8 @@ SafeTensors SafeTensors::open(const std::filesystem::path& path) {
     const auto status = std::filesystem::status(path, ec);
     if (ec || !std::filesystem::exists(status)) fail(name, "cannot open: no such file", open_hint);
     if (std::filesystem::is_directory(status)) fail(name, "cannot open: it is a directory", "give the model.safetensors file inside it");
+    // Not a FIFO or a device: opening a FIFO would wait for a writer.
+    if (!std::filesystem::is_regular_file(status)) fail(name, "cannot open: not a regular file", open_hint);
     auto storage = std::make_unique<Storage>();
 #ifdef LLMFS_HAVE_MMAP
     const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);

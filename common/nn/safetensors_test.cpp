@@ -327,6 +327,7 @@ TEST_CASE("open: a missing file, a directory") {
     TempDir tmp("llmfs_safetensors_open");
     CHECK_THROWS_WITH(SafeTensors::open(tmp.path / "nope.safetensors"), Catch::Contains("nope.safetensors: cannot open: no such file"));
     CHECK_THROWS_WITH(SafeTensors::open(tmp.path), Catch::Contains("cannot open: it is a directory"));
+    CHECK_THROWS_WITH(SafeTensors::open("/dev/null"), Catch::Contains("/dev/null: cannot open: not a regular file"));
     std::ofstream(tmp.path / "short.safetensors") << "abc";
     CHECK_THROWS_WITH(SafeTensors::open(tmp.path / "short.safetensors"), Catch::Contains("3 bytes, too short"));
 }
