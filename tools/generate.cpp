@@ -8,6 +8,8 @@
 //   --kv-cache   the book's bonus KV cache (generate_text_simple_cached): several times faster;
 //   --teaching   the chapter's GPTModel::forward at every step (generate_text_simple): the slowest.
 // The speed goes to stderr.
+// --weights FILE: GPT-2's real weights instead, from Hugging Face's model.safetensors (the book's
+// 5.5 order: model = GPTModel(cfg); load_weights_into_gpt(model, params); torch.manual_seed(seed)).
 #include <chrono>
 #include <cstdint>
 #include <iostream>
@@ -21,6 +23,7 @@
 #include "llmfs/app/cli.hpp"
 #include "llmfs/nn/gpt.hpp"
 #include "llmfs/nn/kv_cache.hpp"
+#include "llmfs/nn/safetensors.hpp"
 #include "llmfs/app/notebook.hpp"
 
 using namespace llmfs;
@@ -34,6 +37,9 @@ struct Options {
     std::string model = "gpt2-small";
     DecodePath path = DecodePath::fast;  // --kv-cache, --teaching
     SamplingOptions sampling;            // --temperature, --top-k, --eos-id (5.3.3)
+    std::string weights;                 // --weights FILE: a GPT-2 model.safetensors
+    bool model_given = false;            // --model on the command line (checked against --weights)
+    int heads = 0;                       // --heads N with --weights (0: inferred)
 };
 
 // --temperature, --top-k, --eos-id: generate()'s temperature, top_k and eos_id (all GPT-2 sizes
@@ -54,23 +60,55 @@ void add_sampling_options(CLI::App& app, SamplingOptions& sampling) {
         ->type_name("ID");
 }
 
+// --weights: the model from a checkpoint. The config comes from the file's shapes (a --model that
+// disagrees is a usage error); the parameters start at zero, nothing drawn, then are all loaded;
+// the seed is set after loading, as the book's 5.5 does before generate().
+GPTModel load_checkpoint(const Options& opt, Generator& gen) {
+    const auto start = std::chrono::steady_clock::now();
+    const SafeTensors params = SafeTensors::open(opt.weights);
+    std::string how;
+    GPTConfig cfg = infer_gpt_config(params, opt.heads ? std::optional<std::size_t>(static_cast<std::size_t>(opt.heads)) : std::nullopt, &how);
+    if (opt.model_given) {
+        const GPTConfig named = GPTConfig::by_name(opt.model);
+        if (named.emb_dim != cfg.emb_dim || named.n_layers != cfg.n_layers || named.context_length != cfg.context_length)
+            throw std::invalid_argument(fmt::format("--model {} has emb_dim {}, {} layers, context {}, but {} has emb_dim {}, {} layers, "
+                                                    "context {}; leave --model out to take the file's shapes",
+                                                    opt.model, named.emb_dim, named.n_layers, named.context_length, opt.weights,
+                                                    cfg.emb_dim, cfg.n_layers, cfg.context_length));
+        cfg.n_heads = named.n_heads;
+        how = fmt::format("{} heads (--model {})", cfg.n_heads, opt.model);
+    }
+    GPTModel model(gen, cfg, Init::zeros);  // model = GPTModel(BASE_CONFIG), without the random draw
+    load_weights_into_gpt(model, params);   // load_weights_into_gpt(gpt, params)
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << fmt::format("{}: {} parameters (emb_dim {}, {} layers, context {}, {}) loaded in {:.2f} s\n", opt.weights,
+                             with_commas(model.num_parameters()), cfg.emb_dim, cfg.n_layers, cfg.context_length, how, seconds);
+    gen.manual_seed(opt.seed);  // torch.manual_seed(seed), after loading
+    return model;
+}
+
 int run(const Options& opt) {
     if (opt.prompt.empty()) throw std::invalid_argument("--prompt: the prompt must not be empty");
-    const GPTConfig cfg = GPTConfig::by_name(opt.model);
+    if (opt.heads != 0 && opt.weights.empty()) throw std::invalid_argument("--heads needs --weights (a seed-built model takes --model's heads)");
     const auto tokenizer = Gpt2Tokenizer::load_default();
     const auto encoded = tokenizer.encode(opt.prompt);
     if (encoded.empty()) throw std::invalid_argument("the prompt encodes to no tokens");
 
-    const auto start = std::chrono::steady_clock::now();
     Generator gen;
-    gen.manual_seed(opt.seed);  // torch.manual_seed(seed); model = GPTModel(cfg)
-    Progress building("building " + opt.model + ": block");
-    GPTModel model(gen, cfg, [&](std::size_t done, std::size_t total) {
-        if (cfg.n_layers > 12) building(done, total);
-    });
+    GPTModel model = opt.weights.empty() ? [&] {
+        const GPTConfig cfg = GPTConfig::by_name(opt.model);
+        const auto start = std::chrono::steady_clock::now();
+        gen.manual_seed(opt.seed);  // torch.manual_seed(seed); model = GPTModel(cfg)
+        Progress building("building " + opt.model + ": block");
+        GPTModel built(gen, cfg, [&](std::size_t done, std::size_t total) {
+            if (cfg.n_layers > 12) building(done, total);
+        });
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << fmt::format("{} ({} parameters) built in {:.2f} s\n", opt.model, with_commas(built.num_parameters()), seconds);
+        return built;
+    }() : load_checkpoint(opt, gen);
     model.train(false);  // model.eval()
-    const double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << fmt::format("{} ({} parameters) built in {:.2f} s\n", opt.model, with_commas(model.num_parameters()), built);
+    const GPTConfig& cfg = model.cfg;
 
     const IdArray<2> idx = xt::adapt(encoded, std::array<std::size_t, 2>{1, encoded.size()});  // [1, T]
     const auto max_new = static_cast<std::size_t>(opt.max_new_tokens);
@@ -102,9 +140,14 @@ int main(int argc, char** argv) {
     add_decimal_option(app, "--max-new-tokens", opt.max_new_tokens, 0, 1 << 20, "how many tokens to generate");
     // A negative seed wraps to 2^64 + seed, as torch.manual_seed reinterprets it.
     add_seed_option(app, "--seed", opt.seed, "torch.manual_seed before building the model");
-    app.add_option("--model", opt.model, "model size (exercise 4.2)")
+    auto* model = app.add_option("--model", opt.model, "model size (exercise 4.2); with --weights, the size the file must have")
         ->capture_default_str()
         ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));
+    app.add_option("--weights", opt.weights,
+                   "GPT-2's weights from Hugging Face's model.safetensors (e.g. https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors)\n"
+                   "instead of a seed-built model; the size comes from the file; --seed is set after loading");
+    add_decimal_option(app, "--heads", opt.heads, 1, 4096, "with --weights: attention heads (default: GPT-2's for its sizes, else emb_dim / 64)")
+        ->excludes(model);
     auto* kv = app.add_flag_callback("--kv-cache", [&] { opt.path = DecodePath::kv_cache; },
                                      "decode with a key/value cache (the book's ch04/03_kv-cache bonus): the same tokens, faster");
     app.add_flag_callback("--teaching", [&] { opt.path = DecodePath::teaching; },
@@ -113,5 +156,8 @@ int main(int argc, char** argv) {
                           "through the fast kernels)")
         ->excludes(kv);
     add_sampling_options(app, opt.sampling);
-    return run_tool(app, argc, argv, [&] { return run(opt); });
+    return run_tool(app, argc, argv, [&] {
+        opt.model_given = model->count() > 0;
+        return run(opt);
+    });
 }

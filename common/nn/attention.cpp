@@ -105,14 +105,14 @@ Tensor<3> MultiHeadAttentionWrapper::forward(const Tensor<3>& x) const {
 }
 
 MultiHeadAttention::MultiHeadAttention(Generator& gen, std::size_t d_in, std::size_t d_out_, std::size_t context_length,
-                                       double dropout_p, std::size_t num_heads_, bool qkv_bias)
+                                       double dropout_p, std::size_t num_heads_, bool qkv_bias, Init init)
     : d_out(d_out_),
       num_heads(num_heads_),
       head_dim(num_heads_ == 0 ? 0 : d_out_ / num_heads_),
-      W_query(gen, d_in, d_out_, qkv_bias),
-      W_key(gen, d_in, d_out_, qkv_bias),
-      W_value(gen, d_in, d_out_, qkv_bias),
-      out_proj(gen, d_out_, d_out_),
+      W_query(gen, d_in, d_out_, qkv_bias, init),
+      W_key(gen, d_in, d_out_, qkv_bias, init),
+      W_value(gen, d_in, d_out_, qkv_bias, init),
+      out_proj(gen, d_out_, d_out_, true, init),
       dropout(gen, dropout_p),
       mask(causal_mask(context_length)) {
     if (num_heads == 0 || d_out % num_heads != 0)

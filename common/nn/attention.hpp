@@ -64,7 +64,7 @@ struct MultiHeadAttention {
     BoolArray<2> mask;  // [context_length, context_length]
 
     MultiHeadAttention(Generator& gen, std::size_t d_in, std::size_t d_out, std::size_t context_length,
-                       double dropout, std::size_t num_heads, bool qkv_bias = false);
+                       double dropout, std::size_t num_heads, bool qkv_bias = false, Init init = Init::draw);
     Tensor<3> forward(const Tensor<3>& x) const;  // x [B, T, d_in] -> [B, T, d_out]
     void train(bool on) { dropout.train(on); }
     std::size_t num_parameters() const;

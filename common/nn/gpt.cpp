@@ -1,6 +1,7 @@
 #include "llmfs/nn/gpt.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "llmfs/fast/memory.hpp"
@@ -17,8 +18,12 @@ GPTConfig GPTConfig::by_name(const std::string& name) {
 
 // ---- Embedding ---------------------------------------------------------------------------------
 
-Embedding::Embedding(Generator& gen, std::size_t num_embeddings, std::size_t embedding_dim)
+Embedding::Embedding(Generator& gen, std::size_t num_embeddings, std::size_t embedding_dim, Init init)
     : weight(Tensor<2>::parameter(Array<2>::from_shape({num_embeddings, embedding_dim}))) {
+    if (init == Init::zeros) {  // torch.zeros: no draw (the first touch of the pages is here)
+        std::memset(weight.data.data(), 0, weight.data.size() * sizeof(float));
+        return;
+    }
     prefault(weight.data.data(), weight.data.size() * sizeof(float));
     init_embedding_(gen, weight.data.data(), num_embeddings, embedding_dim);
 }
@@ -70,16 +75,16 @@ Tensor<2> LayerNorm::operator()(const Tensor<2>& x) const { return layer_norm(*t
 
 // ---- FeedForward, TransformerBlock -------------------------------------------------------------
 
-FeedForward::FeedForward(Generator& gen, const GPTConfig& cfg)
-    : fc1(gen, cfg.emb_dim, 4 * cfg.emb_dim), fc2(gen, 4 * cfg.emb_dim, cfg.emb_dim) {}
+FeedForward::FeedForward(Generator& gen, const GPTConfig& cfg, Init init)
+    : fc1(gen, cfg.emb_dim, 4 * cfg.emb_dim, true, init), fc2(gen, 4 * cfg.emb_dim, cfg.emb_dim, true, init) {}
 
 Tensor<3> FeedForward::operator()(const Tensor<3>& x) const {
     return fc2(gelu(fc1(x)));  // [B, T, C] -> [B, T, 4C] -> [B, T, C]
 }
 
-TransformerBlock::TransformerBlock(Generator& gen, const GPTConfig& cfg)
-    : att(gen, cfg.emb_dim, cfg.emb_dim, cfg.context_length, cfg.drop_rate, cfg.n_heads, cfg.qkv_bias),
-      ff(gen, cfg),
+TransformerBlock::TransformerBlock(Generator& gen, const GPTConfig& cfg, Init init)
+    : att(gen, cfg.emb_dim, cfg.emb_dim, cfg.context_length, cfg.drop_rate, cfg.n_heads, cfg.qkv_bias, init),
+      ff(gen, cfg, init),
       norm1(cfg.emb_dim),
       norm2(cfg.emb_dim),
       drop_shortcut(gen, cfg.drop_rate) {}
@@ -118,6 +123,20 @@ GPTModel::GPTModel(Generator& gen, const GPTConfig& config, const std::function<
       }()),
       final_norm(cfg.emb_dim),
       out_head(gen, cfg.emb_dim, cfg.vocab_size, /*with_bias=*/false) {}
+
+GPTModel::GPTModel(Generator& gen, const GPTConfig& config, Init init)
+    : cfg(config),
+      tok_emb(gen, cfg.vocab_size, cfg.emb_dim, init),
+      pos_emb(gen, cfg.context_length, cfg.emb_dim, init),
+      drop_emb(gen, cfg.drop_rate),
+      trf_blocks([&] {
+          std::vector<TransformerBlock> blocks;
+          blocks.reserve(cfg.n_layers);
+          for (std::size_t i = 0; i < cfg.n_layers; ++i) blocks.emplace_back(gen, cfg, init);
+          return blocks;
+      }()),
+      final_norm(cfg.emb_dim),
+      out_head(gen, cfg.emb_dim, cfg.vocab_size, /*with_bias=*/false, init) {}
 
 namespace {
 // tok_emb(in_idx) + pos_emb(torch.arange(seq_len)), checked against the context length

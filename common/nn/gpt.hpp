@@ -44,7 +44,7 @@ private:
 // nn.Embedding(num_embeddings, embedding_dim): weight ~ N(0, 1)
 struct Embedding {
     Tensor<2> weight;  // [num, C]
-    Embedding(Generator& gen, std::size_t num_embeddings, std::size_t embedding_dim);
+    Embedding(Generator& gen, std::size_t num_embeddings, std::size_t embedding_dim, Init init = Init::draw);
     Tensor<3> operator()(const IdArray<2>& ids) const;  // ids [B, T] -> [B, T, C]
     Tensor<2> operator()(const IdArray<1>& ids) const;  // ids [T] -> [T, C]
 };
@@ -71,7 +71,7 @@ Tensor<N> gelu(const Tensor<N>& x) {
 // 4.3: Linear(C, 4C) -> GELU -> Linear(4C, C)
 struct FeedForward {
     Linear fc1, fc2;
-    explicit FeedForward(Generator& gen, const GPTConfig& cfg);
+    FeedForward(Generator& gen, const GPTConfig& cfg, Init init = Init::draw);
     Tensor<3> operator()(const Tensor<3>& x) const;  // [B, T, C] -> [B, T, C]
     std::size_t num_parameters() const { return fc1.num_parameters() + fc2.num_parameters(); }
 };
@@ -82,7 +82,7 @@ struct TransformerBlock {
     FeedForward ff;
     LayerNorm norm1, norm2;
     Dropout drop_shortcut;
-    TransformerBlock(Generator& gen, const GPTConfig& cfg);
+    TransformerBlock(Generator& gen, const GPTConfig& cfg, Init init = Init::draw);
     Tensor<3> operator()(const Tensor<3>& x) const;  // [B, T, C] -> [B, T, C]
     void train(bool on);
     std::size_t num_parameters() const;
@@ -100,6 +100,9 @@ struct GPTModel {
 
     // progress(i, n) is called after each of the n transformer blocks is built (for long builds).
     GPTModel(Generator& gen, const GPTConfig& cfg, const std::function<void(std::size_t, std::size_t)>& progress = {});
+    // Init::zeros: every parameter zero (LayerNorm ones/zeros as always), nothing drawn: the model
+    // load_weights_into_gpt (nn/safetensors.hpp) then fills. `gen` is only kept for dropout.
+    GPTModel(Generator& gen, const GPTConfig& cfg, Init init);
     Tensor<3> forward(const IdArray<2>& in_idx) const;  // [B, T] -> logits [B, T, V]
     void train(bool on);                                // model.train() / model.eval()
     std::size_t num_parameters() const;                 // sum(p.numel() for p in model.parameters())

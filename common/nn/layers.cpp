@@ -2,13 +2,19 @@
 
 #include "llmfs/fast/memory.hpp"
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 namespace llmfs {
 
-Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features, bool with_bias)
+Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features, bool with_bias, Init init)
     : weight(Tensor<2>::parameter(Array<2>::from_shape({out_features, in_features}))) {
+    if (init == Init::zeros) {  // torch.zeros: no draw (the first touch of the pages is here)
+        std::memset(weight.data.data(), 0, weight.data.size() * sizeof(float));
+        if (with_bias) bias = Tensor<1>::parameter(xt::zeros<float>({out_features}));
+        return;
+    }
     if (with_bias) bias = Tensor<1>::parameter(Array<1>::from_shape({out_features}));
     prefault(weight.data.data(), weight.data.size() * sizeof(float));
     init_linear_(gen, weight.data.data(), out_features, in_features, bias ? bias->data.data() : nullptr);

@@ -38,13 +38,18 @@ Array<N> randn(Generator& gen, const std::array<std::size_t, N>& shape) {
     return out;
 }
 
+// How a module's parameters start: drawn from the generator as PyTorch's __init__ does, or all
+// zeros without a draw (for a model whose every parameter is then loaded from a checkpoint).
+enum class Init { draw, zeros };
+
 // nn.Linear(in_features, out_features, bias): y = x @ W^T + b
 struct Linear {
     Tensor<2> weight;               // [out, in]
     std::optional<Tensor<1>> bias;  // [out]
 
     // Draws weight then bias from `gen`, as nn.Linear's reset_parameters() does.
-    Linear(Generator& gen, std::size_t in_features, std::size_t out_features, bool with_bias = true);
+    // Init::zeros: zero weight and bias, the generator untouched.
+    Linear(Generator& gen, std::size_t in_features, std::size_t out_features, bool with_bias = true, Init init = Init::draw);
 
     std::size_t in_features() const { return weight.data.shape()[1]; }
     std::size_t out_features() const { return weight.data.shape()[0]; }

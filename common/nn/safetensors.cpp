@@ -1,0 +1,633 @@
+#include "llmfs/nn/safetensors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <tuple>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "llmfs/text/data_dir.hpp"
+
+#if defined(__unix__) || defined(__APPLE__)
+#define LLMFS_HAVE_MMAP 1
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+namespace llmfs {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::uint64_t kMaxHeaderLength = 100'000'000;  // the reference reader's limit
+constexpr int kMaxJsonDepth = 8;                          // the format needs 3 levels
+
+constexpr const char* kHint =
+    "is it a complete download of a .safetensors file? (e.g. "
+    "https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors)";
+
+[[noreturn]] void fail(const std::string& file, const std::string& what, const std::string& hint = kHint) {
+    throw std::runtime_error(fmt::format("{}: {}; {}", file, what, hint));
+}
+
+std::string shape_string(const std::vector<std::uint64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+// The first byte of `s` that does not start a valid UTF-8 sequence (overlong forms, surrogates and
+// code points past U+10FFFF included), or npos.
+std::size_t invalid_utf8_at(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        std::size_t len = 0;
+        std::uint32_t cp = 0;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            len = 2, cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3, cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4, cp = c & 0x07;
+        } else {
+            return i;
+        }
+        if (i + len > s.size()) return i;
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xC0) != 0x80) return i;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += len;
+    }
+    return std::string_view::npos;
+}
+
+// A SAX pass over the header that builds nothing: stops more than kMaxJsonDepth levels deep and at
+// a key repeated in the same object (nlohmann would keep the last silently).
+struct HeaderCheck : nlohmann::json_sax<json> {
+    std::vector<std::set<std::string>> keys;  // per open object or array (arrays: unused)
+    bool too_deep = false;
+    std::string duplicate;
+    bool open() {
+        keys.emplace_back();
+        return static_cast<int>(keys.size()) <= kMaxJsonDepth || (too_deep = true, false);
+    }
+    bool close() {
+        if (!keys.empty()) keys.pop_back();
+        return true;
+    }
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return open(); }
+    bool key(string_t& k) override {
+        if (!keys.empty() && !keys.back().insert(k).second) {
+            duplicate = k;
+            return false;
+        }
+        return true;
+    }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+
+// A JSON array of non-negative integers (each fits a u64), or nullopt.
+std::optional<std::vector<std::uint64_t>> unsigned_list(const json& j) {
+    if (!j.is_array()) return std::nullopt;
+    std::vector<std::uint64_t> out;
+    out.reserve(j.size());
+    for (const auto& v : j) {
+        if (!v.is_number_unsigned()) return std::nullopt;  // -1, 128.0, 1e30, "3", null: all refused
+        out.push_back(v.get<std::uint64_t>());
+    }
+    return out;
+}
+
+}  // namespace
+
+// ---- the dtypes ---------------------------------------------------------------------------------
+
+std::optional<std::size_t> safetensors_dtype_size(std::string_view dtype) {
+    static const std::map<std::string_view, std::size_t> kSizes = {
+        {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1}, {"F8_E8M0", 1}, {"F8_E4M3FNUZ", 1},
+        {"F8_E5M2FNUZ", 1}, {"I16", 2}, {"U16", 2}, {"F16", 2}, {"BF16", 2}, {"I32", 4}, {"U32", 4}, {"F32", 4},
+        {"F64", 8}, {"I64", 8}, {"U64", 8}, {"C64", 8}, {"F4", 0}, {"F6_E2M3", 0}, {"F6_E3M2", 0}};
+    const auto it = kSizes.find(dtype);
+    if (it == kSizes.end()) return std::nullopt;
+    return it->second;
+}
+
+namespace {
+std::size_t dtype_bits(std::string_view dtype) {
+    if (dtype == "F4") return 4;
+    if (dtype == "F6_E2M3" || dtype == "F6_E3M2") return 6;
+    return 8 * *safetensors_dtype_size(dtype);
+}
+}  // namespace
+
+// ---- the file's bytes: a mapping, or memory -----------------------------------------------------
+
+struct SafeTensors::Storage {
+    std::string owned;  // from_bytes, or the portable fallback's read
+#ifdef LLMFS_HAVE_MMAP
+    void* map = nullptr;
+    std::size_t map_size = 0;
+#endif
+    const unsigned char* data() const {
+#ifdef LLMFS_HAVE_MMAP
+        if (map != nullptr) return static_cast<const unsigned char*>(map);
+#endif
+        return reinterpret_cast<const unsigned char*>(owned.data());
+    }
+    std::uint64_t size() const {
+#ifdef LLMFS_HAVE_MMAP
+        if (map != nullptr) return map_size;
+#endif
+        return owned.size();
+    }
+    ~Storage() {
+#ifdef LLMFS_HAVE_MMAP
+        if (map != nullptr) ::munmap(map, map_size);
+#endif
+    }
+};
+
+SafeTensors::SafeTensors(std::unique_ptr<Storage> storage, std::string name)
+    : storage_(std::move(storage)), bytes_(storage_->data()), size_(storage_->size()), name_(std::move(name)) {
+    parse();
+}
+SafeTensors::SafeTensors(SafeTensors&&) noexcept = default;
+SafeTensors& SafeTensors::operator=(SafeTensors&&) noexcept = default;
+SafeTensors::~SafeTensors() = default;
+
+SafeTensors SafeTensors::from_bytes(std::string bytes, const std::string& name) {
+    auto storage = std::make_unique<Storage>();
+    storage->owned = std::move(bytes);
+    return SafeTensors(std::move(storage), name);
+}
+
+SafeTensors SafeTensors::open(const std::filesystem::path& path) {
+    const std::string name = path.string();
+    const std::string open_hint = "check the path (download: "
+                                  "https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors)";
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) fail(name, "cannot open: no such file", open_hint);
+    if (std::filesystem::is_directory(status)) fail(name, "cannot open: it is a directory", "give the model.safetensors file inside it");
+    // Not a FIFO or a device: opening a FIFO would wait for a writer.
+    if (!std::filesystem::is_regular_file(status)) fail(name, "cannot open: not a regular file", open_hint);
+    auto storage = std::make_unique<Storage>();
+#ifdef LLMFS_HAVE_MMAP
+    const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fail(name, std::string("cannot open: ") + std::strerror(errno), open_hint);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        fail(name, "cannot open: not a regular file", open_hint);
+    }
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size >= 8) {  // mmap of 0 bytes fails; a short file is reported by parse()
+#ifdef MAP_POPULATE
+        constexpr int kPopulate = MAP_POPULATE;  // map every page now: one call, not a fault per page
+#else
+        constexpr int kPopulate = 0;
+#endif
+        void* map = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE | kPopulate, fd, 0);
+        if (map == MAP_FAILED) {
+            const int err = errno;
+            ::close(fd);
+            fail(name, std::string("cannot map the file into memory: ") + std::strerror(err), "is there enough address space?");
+        }
+        storage->map = map;
+        storage->map_size = static_cast<std::size_t>(size);
+    } else {
+        storage->owned.resize(static_cast<std::size_t>(size));
+        if (size > 0 && ::read(fd, storage->owned.data(), storage->owned.size()) != static_cast<ssize_t>(size)) {
+            ::close(fd);
+            fail(name, "cannot read the file", open_hint);
+        }
+    }
+    ::close(fd);
+#else
+    // No mmap: one read of the whole file into memory.
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(name, "cannot open", open_hint);
+    in.seekg(0, std::ios::end);
+    const auto size = static_cast<std::size_t>(in.tellg());
+    in.seekg(0);
+    storage->owned.resize(size);
+    if (!in.read(storage->owned.data(), static_cast<std::streamsize>(size))) fail(name, "cannot read the file", open_hint);
+#endif
+    return SafeTensors(std::move(storage), name);
+}
+
+// ---- the checks ---------------------------------------------------------------------------------
+
+void SafeTensors::parse() {
+    const std::string& file = name_;
+    if (size_ < 8) fail(file, fmt::format("{} bytes, too short for a safetensors file (it starts with an 8-byte header length)", size_));
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | bytes_[i];  // little-endian u64
+    header_length_ = n;
+    if (n > kMaxHeaderLength)
+        fail(file, fmt::format("header length {} (bytes 0-7) is over the format's limit of {} bytes", n, kMaxHeaderLength),
+             "this is not a safetensors file, or its first bytes are damaged");
+    if (8 + n > size_) fail(file, fmt::format("header length {} (bytes 0-7) but the file has only {} bytes", n, size_));
+    const std::string_view header(reinterpret_cast<const char*>(bytes_ + 8), static_cast<std::size_t>(n));
+
+    if (const auto at = invalid_utf8_at(header); at != std::string_view::npos)
+        fail(file, fmt::format("the header is not UTF-8 (byte {} of the file)", 8 + at));
+    // nlohmann's lexer takes a NUL for the end of input: refuse NULs first (JSON allows none, and
+    // the format pads with spaces).
+    if (const auto nul = header.find('\0'); nul != std::string_view::npos)
+        fail(file, fmt::format("the header is not valid JSON: a NUL byte at byte {} of the file (padding must be spaces)", 8 + nul));
+    if (header.substr(0, 3) == "\xEF\xBB\xBF") fail(file, "the header starts with a byte-order mark; it must start with '{' (or spaces)");
+    HeaderCheck check;
+    const bool sax_ok = json::sax_parse(header, &check);
+    if (check.too_deep) fail(file, fmt::format("the header's JSON is nested more than {} levels deep", kMaxJsonDepth));
+    if (!check.duplicate.empty()) fail(file, fmt::format("the header has the key \"{}\" twice", check.duplicate));
+    json root;
+    try {
+        root = json::parse(header);
+    } catch (const json::exception& e) {
+        fail(file, fmt::format("the header (bytes 8-{}) is not valid JSON: {}", 8 + n, e.what()));
+    }
+    if (!sax_ok) fail(file, "the header is not valid JSON");  // not reached: parse() throws first
+    if (!root.is_object()) fail(file, fmt::format("the header is JSON {}, not an object", root.type_name()));
+
+    for (const auto& [key, entry] : root.items()) {
+        if (key == "__metadata__") {
+            if (!entry.is_object()) fail(file, "\"__metadata__\" must be an object of strings");
+            for (const auto& [k, v] : entry.items()) {
+                if (!v.is_string()) fail(file, fmt::format("\"__metadata__\" entry \"{}\" is {}, not a string", k, v.type_name()));
+                metadata_[k] = v.get<std::string>();
+            }
+            continue;
+        }
+        const std::string where = fmt::format("tensor \"{}\"", key);
+        if (!entry.is_object()) fail(file, fmt::format("{}: its entry is {}, not an object", where, entry.type_name()));
+        for (const char* field : {"dtype", "shape", "data_offsets"})
+            if (!entry.contains(field)) fail(file, fmt::format("{}: no \"{}\" (an entry needs dtype, shape and data_offsets)", where, field));
+        SafeTensorView view;
+        view.name = key;
+        if (!entry["dtype"].is_string()) fail(file, fmt::format("{}: dtype is {}, not a string", where, entry["dtype"].type_name()));
+        view.dtype = entry["dtype"].get<std::string>();
+        if (!safetensors_dtype_size(view.dtype))
+            fail(file, fmt::format("{}: unknown dtype \"{}\" (known: BOOL, U8, I8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, ...)", where, view.dtype));
+        const auto shape = unsigned_list(entry["shape"]);
+        if (!shape) fail(file, fmt::format("{}: shape must be a list of non-negative integers, not {}", where, entry["shape"].dump()));
+        view.shape = *shape;
+        const auto offsets = unsigned_list(entry["data_offsets"]);
+        if (!offsets || offsets->size() != 2)
+            fail(file, fmt::format("{}: data_offsets must be 2 non-negative integers [BEGIN, END], not {}", where, entry["data_offsets"].dump()));
+        view.begin = (*offsets)[0];
+        view.end = (*offsets)[1];
+        tensors_.push_back(std::move(view));
+    }
+
+    // Sorted by offsets, the tensors must tile the data buffer: each starts where the previous ended.
+    std::vector<std::size_t> order(tensors_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::tie(tensors_[a].begin, tensors_[a].end) < std::tie(tensors_[b].begin, tensors_[b].end);
+    });
+    std::uint64_t expected = 0;
+    const SafeTensorView* previous = nullptr;
+    for (const std::size_t i : order) {
+        const SafeTensorView& t = tensors_[i];
+        const std::string range = fmt::format("data_offsets [{}, {}]", t.begin, t.end);
+        if (t.end < t.begin) fail(file, fmt::format("tensor \"{}\": {} end before they begin", t.name, range), "the header is damaged");
+        if (t.begin != expected) {
+            const std::string after = previous ? fmt::format("\"{}\" ends at {}", previous->name, expected) : "the data starts at 0";
+            fail(file, fmt::format("tensor \"{}\": {} {} ({})", t.name, range, t.begin < expected ? "overlap another tensor" : "leave a gap", after),
+                 "the header is damaged");
+        }
+        std::uint64_t count = 1;
+        bool overflow = false;
+        for (const std::uint64_t d : t.shape) {
+            if (d != 0 && count > std::numeric_limits<std::uint64_t>::max() / d) overflow = true;
+            count *= d;
+        }
+        const std::uint64_t bits = dtype_bits(t.dtype);
+        if (overflow || (count != 0 && bits > std::numeric_limits<std::uint64_t>::max() / count))
+            fail(file, fmt::format("tensor \"{}\": shape {} is too large (its size overflows 64 bits)", t.name, shape_string(t.shape)), "the header is damaged");
+        const std::uint64_t total_bits = count * bits;
+        if (total_bits % 8 != 0 || total_bits / 8 != t.end - t.begin)
+            fail(file, fmt::format("tensor \"{}\": shape {} {} needs {} bytes, {} give {}", t.name, shape_string(t.shape), t.dtype,
+                                   total_bits % 8 == 0 ? std::to_string(total_bits / 8) : fmt::format("{} bits", total_bits), range, t.end - t.begin),
+                 "the header is damaged");
+        expected = t.end;
+        previous = &t;
+    }
+    const std::uint64_t data_start = 8 + n;
+    if (size_ - data_start != expected) {
+        const std::uint64_t want = data_start + expected;
+        if (size_ < want)
+            fail(file, fmt::format("{} bytes, but the header describes 8 + {} + {} = {}: the file is truncated", size_, n, expected, want),
+                 "download it again (an interrupted download leaves a partial file)");
+        fail(file, fmt::format("{} bytes, but the header describes 8 + {} + {} = {}: {} bytes after the last tensor", size_, n, expected,
+                               want, size_ - want),
+             "a safetensors file must end with its last tensor");
+    }
+    for (std::size_t i = 0; i < tensors_.size(); ++i) {
+        tensors_[i].data = bytes_ + data_start + tensors_[i].begin;
+        index_.emplace(tensors_[i].name, i);
+    }
+}
+
+const SafeTensorView* SafeTensors::find(const std::string& tensor) const {
+    const auto it = index_.find(tensor);
+    return it == index_.end() ? nullptr : &tensors_[it->second];
+}
+
+const SafeTensorView& SafeTensors::at(const std::string& tensor) const {
+    if (const auto* t = find(tensor)) return *t;
+    fail(name_, fmt::format("no tensor \"{}\" ({} tensors in the file)", tensor, tensors_.size()),
+         "is it a GPT-2 checkpoint (openai-community/gpt2, -medium, -large, -xl)?");
+}
+
+// ---- GPT-2 ----------------------------------------------------------------------------------------
+
+std::string gpt2_name_prefix(const SafeTensors& file) {
+    if (file.find("wte.weight")) return "";
+    if (file.find("transformer.wte.weight")) return "transformer.";
+    fail(file.name(), fmt::format("no tensor \"wte.weight\" (nor \"transformer.wte.weight\"); {} tensors in the file", file.tensors().size()),
+         "is it a GPT-2 checkpoint (openai-community/gpt2, -medium, -large, -xl)?");
+}
+
+namespace {
+const SafeTensorView& tensor_f32(const SafeTensors& file, const std::string& name, const std::vector<std::uint64_t>& expected);
+
+// Every tensor the book's load_weights_into_gpt reads, with the shape it must have for `cfg`.
+std::vector<std::pair<std::string, std::vector<std::uint64_t>>> gpt2_tensors(const GPTConfig& cfg, const std::string& p) {
+    const std::uint64_t C = cfg.emb_dim;
+    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> out = {
+        {p + "wte.weight", {cfg.vocab_size, C}}, {p + "wpe.weight", {cfg.context_length, C}}, {p + "ln_f.weight", {C}}, {p + "ln_f.bias", {C}}};
+    for (std::size_t b = 0; b < cfg.n_layers; ++b) {
+        const std::string h = fmt::format("{}h.{}.", p, b);
+        for (auto&& [name, shape] : std::vector<std::pair<const char*, std::vector<std::uint64_t>>>{
+                 {"attn.c_attn.weight", {C, 3 * C}}, {"attn.c_attn.bias", {3 * C}}, {"attn.c_proj.weight", {C, C}}, {"attn.c_proj.bias", {C}},
+                 {"mlp.c_fc.weight", {C, 4 * C}}, {"mlp.c_fc.bias", {4 * C}}, {"mlp.c_proj.weight", {4 * C, C}}, {"mlp.c_proj.bias", {C}},
+                 {"ln_1.weight", {C}}, {"ln_1.bias", {C}}, {"ln_2.weight", {C}}, {"ln_2.bias", {C}}})
+            out.emplace_back(h + name, shape);
+    }
+    return out;
+}
+}  // namespace
+
+GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n_heads, std::string* how) {
+    const std::string p = gpt2_name_prefix(file);
+    const auto matrix_shape = [&](const std::string& name) {
+        const SafeTensorView& t = file.at(p + name);
+        if (t.shape.size() != 2 || t.shape[0] == 0 || t.shape[1] == 0)
+            fail(file.name(), fmt::format("tensor \"{}{}\" has shape {}, expected a non-empty matrix", p, name, shape_string(t.shape)),
+                 "is it a GPT-2 checkpoint?");
+        return t.shape;
+    };
+    const auto wte = matrix_shape("wte.weight");  // [V, C]
+    const auto wpe = matrix_shape("wpe.weight");  // [context_length, C]
+    GPTConfig cfg;
+    cfg.vocab_size = static_cast<std::size_t>(wte[0]);
+    cfg.emb_dim = static_cast<std::size_t>(wte[1]);
+    cfg.context_length = static_cast<std::size_t>(wpe[0]);
+    cfg.drop_rate = 0.0;   // BASE_CONFIG["drop_rate"]
+    cfg.qkv_bias = true;   // BASE_CONFIG["qkv_bias"]
+    if (cfg.vocab_size != 50257)
+        fail(file.name(), fmt::format("tensor \"{}wte.weight\" has shape {}, expected [50257, {}]", p, shape_string(wte), cfg.emb_dim),
+             "GPT-2's tokenizer has 50257 tokens");
+    if (wpe[1] != wte[1])
+        fail(file.name(), fmt::format("tensor \"{}wpe.weight\" has shape {}, expected [{}, {}] (emb_dim {} from wte.weight)", p,
+                                      shape_string(wpe), wpe[0], cfg.emb_dim, cfg.emb_dim),
+             "the file is not a consistent GPT-2 checkpoint");
+    // Blocks h.0. .. h.{L-1}.: every index that appears, without a gap.
+    std::set<std::size_t> blocks;
+    const std::string h = p + "h.";
+    for (const auto& t : file.tensors()) {
+        if (t.name.compare(0, h.size(), h) != 0) continue;
+        const std::size_t dot = t.name.find('.', h.size());
+        const std::string digits = t.name.substr(h.size(), dot == std::string::npos ? std::string::npos : dot - h.size());
+        if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+        blocks.insert(static_cast<std::size_t>(std::stoul(digits)));
+    }
+    if (blocks.empty()) fail(file.name(), fmt::format("no transformer blocks (tensors \"{}h.0.*\")", p), "is it a GPT-2 checkpoint?");
+    if (*blocks.rbegin() + 1 != blocks.size()) {
+        std::size_t gap = 0;
+        while (blocks.count(gap)) ++gap;
+        fail(file.name(), fmt::format("blocks up to h.{} but no h.{}", *blocks.rbegin(), gap), "the file is not a complete GPT-2 checkpoint");
+    }
+    cfg.n_layers = blocks.size();
+    // Every tensor the model needs, F32 and of its shape, before anything is allocated for it.
+    for (const auto& [name, shape] : gpt2_tensors(cfg, p)) tensor_f32(file, name, shape);
+    if (n_heads) {
+        cfg.n_heads = *n_heads;
+        if (how) *how = fmt::format("{} heads (--heads)", cfg.n_heads);
+    } else {
+        static const std::map<std::pair<std::size_t, std::size_t>, std::pair<std::size_t, const char*>> kGpt2 = {
+            {{768, 12}, {12, "gpt2-small"}}, {{1024, 24}, {16, "gpt2-medium"}}, {{1280, 36}, {20, "gpt2-large"}}, {{1600, 48}, {25, "gpt2-xl"}}};
+        const auto it = kGpt2.find({cfg.emb_dim, cfg.n_layers});
+        if (it != kGpt2.end()) {
+            cfg.n_heads = it->second.first;
+            if (how) *how = fmt::format("{} heads ({}'s shapes)", cfg.n_heads, it->second.second);
+        } else {
+            cfg.n_heads = cfg.emb_dim / 64;
+            if (how) *how = fmt::format("{} heads (emb_dim {} / 64, GPT-2's head size; --heads N to choose)", cfg.n_heads, cfg.emb_dim);
+        }
+    }
+    if (cfg.n_heads == 0 || cfg.emb_dim % cfg.n_heads != 0)
+        throw std::invalid_argument(fmt::format("{}: emb_dim {} cannot be split into {} heads; give --heads N with N dividing {}", file.name(),
+                                                cfg.emb_dim, cfg.n_heads, cfg.emb_dim));
+    return cfg;
+}
+
+namespace {
+
+// The F32 tensor `name`, checked against the shape the model expects.
+const SafeTensorView& tensor_f32(const SafeTensors& file, const std::string& name, const std::vector<std::uint64_t>& expected) {
+    const SafeTensorView& t = file.at(name);
+    if (t.dtype != "F32")
+        fail(file.name(), fmt::format("tensor \"{}\" is {}; GPT-2 weights must be F32", name, t.dtype),
+             "use the F32 model.safetensors of openai-community/gpt2 (this loader does not convert F16/BF16)");
+    if (t.shape != expected)
+        fail(file.name(), fmt::format("tensor \"{}\" has shape {}, the model expects {}", name, shape_string(t.shape), shape_string(expected)),
+             "the file does not fit the model's config (emb_dim, context_length, --model / --heads)");
+    return t;
+}
+
+// left = torch.nn.Parameter(right): the F32 bytes of `t` into dst (the one copy; memcpy because
+// the file's data is not 4-byte aligned).
+void copy_into(float* dst, const SafeTensorView& t) { std::memcpy(dst, t.data, t.nbytes()); }
+
+// dst [out, in] = src[:, col0 : col0 + out].T, src an unaligned row-major [in, src_cols] F32 matrix.
+void copy_transposed(float* dst, const SafeTensorView& src, std::size_t in, std::size_t src_cols, std::size_t col0, std::size_t out) {
+    constexpr std::size_t kTile = 32;
+    for (std::size_t i0 = 0; i0 < in; i0 += kTile) {
+        const std::size_t i1 = std::min(in, i0 + kTile);
+        for (std::size_t o0 = 0; o0 < out; o0 += kTile) {
+            const std::size_t o1 = std::min(out, o0 + kTile);
+            for (std::size_t i = i0; i < i1; ++i) {
+                const unsigned char* row = src.data + (i * src_cols + col0) * sizeof(float);
+                for (std::size_t o = o0; o < o1; ++o) std::memcpy(dst + o * in + i, row + o * sizeof(float), sizeof(float));
+            }
+        }
+    }
+}
+
+std::vector<std::uint64_t> dims(std::initializer_list<std::size_t> d) { return std::vector<std::uint64_t>(d.begin(), d.end()); }
+
+}  // namespace
+
+void load_weights_into_gpt(GPTModel& model, const SafeTensors& file) {
+    const GPTConfig& cfg = model.cfg;
+    const std::size_t C = cfg.emb_dim, V = cfg.vocab_size;
+    const std::string p = gpt2_name_prefix(file);
+    // gpt.pos_emb.weight = assign(gpt.pos_emb.weight, params["wpe.weight"])
+    copy_into(model.pos_emb.weight.data.data(), tensor_f32(file, p + "wpe.weight", dims({cfg.context_length, C})));
+    // gpt.tok_emb.weight = assign(gpt.tok_emb.weight, params["wte.weight"])
+    const SafeTensorView& wte = tensor_f32(file, p + "wte.weight", dims({V, C}));
+    copy_into(model.tok_emb.weight.data.data(), wte);
+
+    for (std::size_t b = 0; b < model.trf_blocks.size(); ++b) {
+        TransformerBlock& block = model.trf_blocks[b];
+        const std::string h = fmt::format("{}h.{}.", p, b);
+        // q_w, k_w, v_w = torch.chunk(params[f"h.{b}.attn.c_attn.weight"], 3, axis=-1)
+        // W_query.weight = assign(..., q_w.T), and so for key and value
+        const SafeTensorView& c_attn_w = tensor_f32(file, h + "attn.c_attn.weight", dims({C, 3 * C}));  // [C, 3C]
+        const SafeTensorView& c_attn_b = tensor_f32(file, h + "attn.c_attn.bias", dims({3 * C}));        // [3C]
+        Linear* qkv[3] = {&block.att.W_query, &block.att.W_key, &block.att.W_value};
+        for (std::size_t k = 0; k < 3; ++k) {
+            if (!qkv[k]->bias) throw std::invalid_argument("load_weights_into_gpt: the model needs qkv_bias=True, as GPT-2's");
+            copy_transposed(qkv[k]->weight.data.data(), c_attn_w, C, 3 * C, k * C, C);  // [C, C]
+            // q_b, k_b, v_b = torch.chunk(params[f"h.{b}.attn.c_attn.bias"], 3, axis=-1)
+            std::memcpy(qkv[k]->bias->data.data(), c_attn_b.data + k * C * sizeof(float), C * sizeof(float));
+        }
+        // out_proj.weight = assign(..., params[f"h.{b}.attn.c_proj.weight"].T); out_proj.bias = ...
+        copy_transposed(block.att.out_proj.weight.data.data(), tensor_f32(file, h + "attn.c_proj.weight", dims({C, C})), C, C, 0, C);
+        copy_into(block.att.out_proj.bias->data.data(), tensor_f32(file, h + "attn.c_proj.bias", dims({C})));
+        // ff.layers[0] = mlp.c_fc (Conv1D [C, 4C] -> Linear [4C, C]); ff.layers[2] = mlp.c_proj
+        copy_transposed(block.ff.fc1.weight.data.data(), tensor_f32(file, h + "mlp.c_fc.weight", dims({C, 4 * C})), C, 4 * C, 0, 4 * C);
+        copy_into(block.ff.fc1.bias->data.data(), tensor_f32(file, h + "mlp.c_fc.bias", dims({4 * C})));
+        copy_transposed(block.ff.fc2.weight.data.data(), tensor_f32(file, h + "mlp.c_proj.weight", dims({4 * C, C})), 4 * C, C, 0, C);
+        copy_into(block.ff.fc2.bias->data.data(), tensor_f32(file, h + "mlp.c_proj.bias", dims({C})));
+        // norm1.scale / shift = ln_1.weight / bias; norm2 = ln_2
+        copy_into(block.norm1.scale.data.data(), tensor_f32(file, h + "ln_1.weight", dims({C})));
+        copy_into(block.norm1.shift.data.data(), tensor_f32(file, h + "ln_1.bias", dims({C})));
+        copy_into(block.norm2.scale.data.data(), tensor_f32(file, h + "ln_2.weight", dims({C})));
+        copy_into(block.norm2.shift.data.data(), tensor_f32(file, h + "ln_2.bias", dims({C})));
+    }
+    // gpt.final_norm.scale / shift = ln_f.weight / bias
+    copy_into(model.final_norm.scale.data.data(), tensor_f32(file, p + "ln_f.weight", dims({C})));
+    copy_into(model.final_norm.shift.data.data(), tensor_f32(file, p + "ln_f.bias", dims({C})));
+    // gpt.out_head.weight = assign(gpt.out_head.weight, params["wte.weight"]): tied, a second copy
+    copy_into(model.out_head.weight.data.data(), wte);
+}
+
+// ---- the synthetic checkpoints ------------------------------------------------------------------
+
+std::string write_synthetic_gpt2(const std::filesystem::path& path, const SyntheticGpt2& spec, SyntheticLayout layout) {
+    {
+        const std::uint32_t one = 1;
+        unsigned char first = 0;
+        std::memcpy(&first, &one, 1);
+        if (first != 1) throw std::runtime_error("write_synthetic_gpt2: needs a little-endian machine");
+    }
+    const std::size_t d = spec.n_embd, ctx = spec.n_positions, v = spec.vocab_size;
+    std::vector<std::pair<std::string, std::vector<std::size_t>>> tensors = {
+        {"wte.weight", {v, d}}, {"wpe.weight", {ctx, d}}, {"ln_f.weight", {d}}, {"ln_f.bias", {d}}};
+    for (std::size_t i = 0; i < spec.n_layer; ++i) {
+        const std::string p = fmt::format("h.{}.", i);
+        for (auto&& [name, shape] : std::vector<std::pair<const char*, std::vector<std::size_t>>>{
+                 {"ln_1.weight", {d}}, {"ln_1.bias", {d}}, {"attn.bias", {1, 1, ctx, ctx}}, {"attn.c_attn.weight", {d, 3 * d}},
+                 {"attn.c_attn.bias", {3 * d}}, {"attn.c_proj.weight", {d, d}}, {"attn.c_proj.bias", {d}}, {"ln_2.weight", {d}},
+                 {"ln_2.bias", {d}}, {"mlp.c_fc.weight", {d, 4 * d}}, {"mlp.c_fc.bias", {4 * d}}, {"mlp.c_proj.weight", {4 * d, d}},
+                 {"mlp.c_proj.bias", {d}}})
+            tensors.emplace_back(p + name, shape);
+    }
+    std::sort(tensors.begin(), tensors.end());  // by name, bytewise: h.1. < h.10. < h.2.
+    const auto numel = [](const std::vector<std::size_t>& shape) {
+        std::size_t n = 1;
+        for (const auto s : shape) n *= s;
+        return n;
+    };
+    // Offsets in data order: sorted, or reversed for `scrambled`.
+    std::vector<std::size_t> begin(tensors.size());
+    std::size_t data_length = 0;
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+        const std::size_t i = layout == SyntheticLayout::scrambled ? tensors.size() - 1 - k : k;
+        begin[i] = data_length;
+        data_length += 4 * numel(tensors[i].second);
+    }
+    // The header: compact JSON, entries in name order.
+    const std::string metadata = R"("__metadata__":{"format":"pt"})";
+    std::string header = "{";
+    if (layout != SyntheticLayout::scrambled) header += metadata;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        if (header.size() > 1) header += ",";
+        header += fmt::format(R"("{}":{{"dtype":"F32","shape":[{}],"data_offsets":[{},{}]}})", tensors[i].first,
+                              fmt::join(tensors[i].second, ","), begin[i], begin[i] + 4 * numel(tensors[i].second));
+    }
+    if (layout == SyntheticLayout::scrambled) header += "," + metadata;
+    header += "}";
+    if (layout == SyntheticLayout::pad8) header.append((8 - header.size() % 8) % 8, ' ');
+    if (layout == SyntheticLayout::scrambled) header.append((8 + 3 - header.size() % 8) % 8, ' ');
+
+    std::string bytes(8 + header.size() + data_length, '\0');
+    std::uint64_t n = header.size();
+    for (int i = 0; i < 8; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xFF);
+    std::memcpy(&bytes[8], header.data(), header.size());
+    char* data = &bytes[8 + header.size()];
+
+    // The values, drawn in name order whatever the layout: torch.manual_seed(seed), then per tensor
+    //   attn.bias: torch.tril(torch.ones(ctx, ctx)).view(1, 1, ctx, ctx)   (no draw)
+    //   ln_*.weight: torch.randn(shape) * 0.125 + 1.0
+    //   else: torch.randn(shape) * 2**scale_log2
+    Generator gen;
+    gen.manual_seed(spec.seed);
+    const float scale = std::ldexp(1.0f, spec.scale_log2);
+    std::vector<float> values;
+    const auto ends_with = [](const std::string& s, const std::string& tail) {
+        return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        const std::string& name = tensors[i].first;
+        values.resize(numel(tensors[i].second));
+        if (ends_with(name, ".attn.bias")) {
+            for (std::size_t r = 0; r < ctx; ++r)
+                for (std::size_t c = 0; c < ctx; ++c) values[r * ctx + c] = c <= r ? 1.0f : 0.0f;
+        } else {
+            gen.normal_(values.data(), values.size(), 0.0, 1.0);  // torch.randn(shape)
+            if (ends_with(name, "ln_1.weight") || ends_with(name, "ln_2.weight") || ends_with(name, "ln_f.weight")) {
+                for (float& x : values) x = x * 0.125f + 1.0f;  // exact product, one rounding: as PyTorch's two ops
+            } else {
+                for (float& x : values) x *= scale;  // a power of two: exact
+            }
+        }
+        std::memcpy(data + begin[i], values.data(), values.size() * sizeof(float));
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) throw std::runtime_error("write_synthetic_gpt2: cannot write " + path.string());
+    return sha256_hex(bytes);
+}
+
+}  // namespace llmfs
