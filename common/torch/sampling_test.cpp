@@ -240,11 +240,12 @@ TEST_CASE("multinomial_one refuses what PyTorch refuses, drawing nothing") {
              {"all zero", {0.0f, 0.0f, 0.0f}, "sum of probabilities <= 0"},
              {"empty", {}, "0 categories"}}) {
         DYNAMIC_SECTION(label) {
+            const std::vector<float>& p = probs;  // a lambda cannot capture a structured binding in C++17
             for (const bool reference : {false, true}) {
                 Generator gen, untouched;
                 const auto draw = [&] {
-                    return reference ? multinomial_one_reference(gen, probs.data(), probs.size())
-                                     : multinomial_one(gen, probs.data(), probs.size());
+                    return reference ? multinomial_one_reference(gen, p.data(), p.size())
+                                     : multinomial_one(gen, p.data(), p.size());
                 };
                 CHECK_THROWS_AS(draw(), std::invalid_argument);
                 CHECK_THROWS_WITH(draw(), Catch::Contains(message) && Catch::Contains("multinomial"));
