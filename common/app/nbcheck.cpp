@@ -1,5 +1,6 @@
 #include "llmfs/app/nbcheck.hpp"
 #include "llmfs/app/notebook.hpp"
+#include "llmfs/text/validate.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -87,39 +88,14 @@ std::string multiline(const json& object, std::string_view field, const std::str
 // refused while it is parsed, before it can exhaust the stack of code that walks it.
 constexpr int kMaxJsonDepth = 64;
 
-// Stops a SAX parse once it is more than kMaxJsonDepth levels deep; a parse error just ends the
-// pass (json::parse reports it next).
-struct DepthLimit : nlohmann::json_sax<json> {
-    int depth = 0;
-    bool too_deep = false;
-    bool open() { return ++depth <= kMaxJsonDepth || (too_deep = true, false); }
-    bool close() { return --depth, true; }
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return open(); }
-    bool key(string_t&) override { return true; }
-    bool end_object() override { return close(); }
-    bool start_array(std::size_t) override { return open(); }
-    bool end_array() override { return close(); }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
-};
-
 // A .ipynb's code cells. Only what a program prints to stdout counts as output: stderr streams
 // (warnings) are left out; an expression's value (execute_result) is printed text with a newline.
 // Bad input (broken or too deeply nested JSON, a field of the wrong type) is std::invalid_argument
 // naming the cell and field.
 std::vector<NotebookCell> read_ipynb(std::string_view text) {
-    // First the depth, with a SAX pass that builds nothing (nlohmann's parser is iterative, so deep
-    // input cannot exhaust the stack here; its callback parser, which could count depth while
-    // building, is quadratic in a long list of cells). Then the document itself.
-    DepthLimit limit;
-    json::sax_parse(text, &limit);
-    if (limit.too_deep) {
+    // First the depth, with a pass that builds nothing (nlohmann's callback parser, which could
+    // count depth while building, is quadratic in a long list of cells). Then the document itself.
+    if (check_json(text, kMaxJsonDepth, /*find_duplicate_keys=*/false).too_deep) {
         throw std::invalid_argument(fmt::format("not a notebook: its JSON is nested more than {} levels deep "
                                                 "(a Jupyter notebook has fewer than 10)",
                                                 kMaxJsonDepth));

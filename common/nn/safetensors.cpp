@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmfs/text/data_dir.hpp"
+#include "llmfs/text/validate.hpp"
 
 #if defined(__unix__) || defined(__APPLE__)
 #define LLMFS_HAVE_MMAP 1
@@ -43,73 +44,6 @@ constexpr const char* kHint =
 }
 
 std::string shape_string(const std::vector<std::uint64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
-
-// The first byte of `s` that does not start a valid UTF-8 sequence (overlong forms, surrogates and
-// code points past U+10FFFF included), or npos.
-std::size_t invalid_utf8_at(std::string_view s) {
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        std::size_t len = 0;
-        std::uint32_t cp = 0;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        } else if (c >= 0xC2 && c <= 0xDF) {
-            len = 2, cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3, cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4, cp = c & 0x07;
-        } else {
-            return i;
-        }
-        if (i + len > s.size()) return i;
-        for (std::size_t k = 1; k < len; ++k) {
-            const auto cc = static_cast<unsigned char>(s[i + k]);
-            if ((cc & 0xC0) != 0x80) return i;
-            cp = (cp << 6) | (cc & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-        i += len;
-    }
-    return std::string_view::npos;
-}
-
-// A SAX pass over the header that builds nothing: stops more than kMaxJsonDepth levels deep and at
-// a key repeated in the same object (nlohmann would keep the last silently).
-struct HeaderCheck : nlohmann::json_sax<json> {
-    std::vector<std::set<std::string>> keys;  // per open object or array (arrays: unused)
-    bool too_deep = false;
-    std::string duplicate;
-    bool open() {
-        keys.emplace_back();
-        return static_cast<int>(keys.size()) <= kMaxJsonDepth || (too_deep = true, false);
-    }
-    bool close() {
-        if (!keys.empty()) keys.pop_back();
-        return true;
-    }
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return open(); }
-    bool key(string_t& k) override {
-        if (!keys.empty() && !keys.back().insert(k).second) {
-            duplicate = k;
-            return false;
-        }
-        return true;
-    }
-    bool end_object() override { return close(); }
-    bool start_array(std::size_t) override { return open(); }
-    bool end_array() override { return close(); }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
-};
 
 // A JSON array of non-negative integers (each fits a u64), or nullopt.
 std::optional<std::vector<std::uint64_t>> unsigned_list(const json& j) {
@@ -262,17 +196,15 @@ void SafeTensors::parse() {
     if (const auto nul = header.find('\0'); nul != std::string_view::npos)
         fail(file, fmt::format("the header is not valid JSON: a NUL byte at byte {} of the file (padding must be spaces)", 8 + nul));
     if (header.substr(0, 3) == "\xEF\xBB\xBF") fail(file, "the header starts with a byte-order mark; it must start with '{' (or spaces)");
-    HeaderCheck check;
-    const bool sax_ok = json::sax_parse(header, &check);
+    const JsonCheck check = check_json(header, kMaxJsonDepth, /*find_duplicate_keys=*/true);
     if (check.too_deep) fail(file, fmt::format("the header's JSON is nested more than {} levels deep", kMaxJsonDepth));
-    if (!check.duplicate.empty()) fail(file, fmt::format("the header has the key \"{}\" twice", check.duplicate));
+    if (!check.duplicate_key.empty()) fail(file, fmt::format("the header has the key \"{}\" twice", check.duplicate_key));
     json root;
     try {
         root = json::parse(header);
     } catch (const json::exception& e) {
         fail(file, fmt::format("the header (bytes 8-{}) is not valid JSON: {}", 8 + n, e.what()));
     }
-    if (!sax_ok) fail(file, "the header is not valid JSON");  // not reached: parse() throws first
     if (!root.is_object()) fail(file, fmt::format("the header is JSON {}, not an object", root.type_name()));
 
     for (const auto& [key, entry] : root.items()) {

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmfs/text/data_dir.hpp"
+#include "llmfs/text/validate.hpp"
 
 namespace fs = std::filesystem;
 
@@ -54,61 +55,13 @@ void append_utf8(std::string& out, char32_t cp) {
     }
 }
 
-// One step of a UTF-8 decoder at bytes[i]: a well-formed character of `length` bytes (valid), or,
-// if ill-formed, the "maximal subpart" to replace by one U+FFFD: the longest prefix of a
-// well-formed sequence (at least 1 byte). This is the substitution practice the Unicode Standard
-// recommends (chapter 3, "U+FFFD Substitution of Maximal Subparts") and the one CPython's
-// bytes.decode("utf-8", errors="replace") follows.
-struct Utf8Step {
-    std::size_t length;
-    bool valid;
-};
-
-Utf8Step utf8_step(std::string_view bytes, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(bytes[k]); };
-    const unsigned char lead = byte(i);
-    if (lead < 0x80) {
-        return {1, true};
-    }
-    // Number of continuation bytes, and the range allowed for the first of them (narrower than
-    // 80..BF after E0/ED/F0/F4, which rules out overlong forms, surrogates and > U+10FFFF).
-    std::size_t continuations = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        continuations = 1;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        continuations = 2;
-        lo = lead == 0xE0 ? 0xA0 : 0x80;
-        hi = lead == 0xED ? 0x9F : 0xBF;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        continuations = 3;
-        lo = lead == 0xF0 ? 0x90 : 0x80;
-        hi = lead == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return {1, false};  // a continuation byte, C0/C1 (always overlong) or F5..FF
-    }
-    std::size_t length = 1;
-    for (; length <= continuations; ++length) {
-        if (i + length >= bytes.size() || byte(i + length) < lo || byte(i + length) > hi) {
-            return {length, false};
-        }
-        lo = 0x80;
-        hi = 0xBF;
-    }
-    return {length, true};
-}
-
 // Throws std::invalid_argument unless `text` is well-formed UTF-8 (what a Python str encodes to).
 void check_utf8(std::string_view text) {
-    for (std::size_t i = 0; i < text.size();) {
-        const Utf8Step step = utf8_step(text, i);
-        if (!step.valid) {
-            static constexpr char kHex[] = "0123456789ABCDEF";
-            const auto b = static_cast<unsigned char>(text[i]);
-            throw std::invalid_argument(std::string("text is not valid UTF-8: bad sequence at byte ") +
-                                        std::to_string(i) + " (0x" + kHex[b >> 4] + kHex[b & 0xF] + ")");
-        }
-        i += step.length;
+    if (const std::size_t i = invalid_utf8_at(text); i != std::string_view::npos) {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        const auto b = static_cast<unsigned char>(text[i]);
+        throw std::invalid_argument(std::string("text is not valid UTF-8: bad sequence at byte ") + std::to_string(i) +
+                                    " (0x" + kHex[b >> 4] + kHex[b & 0xF] + ")");
     }
 }
 
