@@ -1,5 +1,5 @@
-// What the unit tests share: a temporary directory, an environment variable guard, the reader of
-// the "case NAME ... end" golden files of tests/goldens/, the check of a printed output against
+// What the unit tests share: a temporary directory, an environment variable guard, hex-written
+// bytes and the reader of the "case NAME ... end" golden files of tests/goldens/, the check of a printed output against
 // PyTorch's, and the fuzz tests' mutator and contract.
 #pragma once
 
@@ -25,13 +25,12 @@
 
 namespace llmfs::testing {
 
-// A fresh directory under the system's temporary directory, removed at scope exit.
+// A fresh directory under `base` (default: the system's temporary directory), removed at scope exit.
 struct TempDir {
     std::filesystem::path path;
-    explicit TempDir(const std::string& prefix) {
+    explicit TempDir(const std::string& prefix, const std::filesystem::path& base = std::filesystem::temp_directory_path()) {
         static int counter = 0;
-        path = std::filesystem::temp_directory_path() /
-               (prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        path = base / (prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
         std::filesystem::remove_all(path);
         std::filesystem::create_directories(path);
     }
@@ -64,6 +63,14 @@ struct EnvGuard {
         }
     }
 };
+
+// The bytes a golden file writes as hex ("48656c6c6f" -> "Hello").
+inline std::string from_hex(const std::string& hex) {
+    if (hex.size() % 2 != 0) throw std::runtime_error("odd-length hex string: " + hex);
+    std::string bytes;
+    for (std::size_t i = 0; i < hex.size(); i += 2) bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    return bytes;
+}
 
 // The cases of a golden file: blocks of "case NAME", the text (one or more lines), "end".
 // Returns NAME -> text (lines joined by "\n", no final newline).

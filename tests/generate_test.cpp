@@ -10,49 +10,15 @@
 #include <tuple>
 #include <vector>
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "llmfs/app/process.hpp"
+#include "test_support.hpp"
 
-extern char** environ;
+using llmfs::testing::from_hex;
 
 namespace {
 
-struct Result {
-    int exit_code;
-    std::string out;
-};
-
-// Runs argv[0] with the arguments as given (no shell), capturing stdout.
-Result run(const std::vector<std::string>& args) {
-    int pipe_fds[2];
-    REQUIRE(pipe(pipe_fds) == 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(pipe_fds[1]);
-    REQUIRE(spawned == 0);
-    std::string out;
-    char buffer[4096];
-    for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
-    close(pipe_fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string from_hex(const std::string& hex) {
-    std::string bytes;
-    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-    return bytes;
-}
+// Runs args[0] with the other arguments (no shell): exit code, stdout, stderr.
+llmfs::ProcessResult run(const std::vector<std::string>& args) { return llmfs::run_process(args.front(), {args.begin() + 1, args.end()}); }
 
 std::string unescape(const std::string& s) {  // the golden's \n and \\ escapes
     std::string out;

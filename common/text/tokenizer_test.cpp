@@ -28,6 +28,7 @@ using Ids = std::vector<std::int64_t>;
 namespace {
 
 using llmfs::testing::EnvGuard;
+using llmfs::testing::from_hex;
 using llmfs::testing::TempDir;
 
 fs::path gpt2_dir() { return fs::path(LLMFS_TEST_DATA_DIR) / ".." / "gpt2"; }
@@ -45,17 +46,6 @@ struct GoldenCase {
     std::string text;
     Ids ids;
 };
-
-std::string unhex(const std::string& hex) {
-    if (hex.size() % 2 != 0) {
-        throw std::runtime_error("odd-length hex string: " + hex);
-    }
-    std::string bytes;
-    for (std::size_t i = 0; i < hex.size(); i += 2) {
-        bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-    }
-    return bytes;
-}
 
 Ids parse_ids(const std::string& text) {
     Ids ids;
@@ -91,7 +81,7 @@ std::vector<GoldenCase> load_goldens() {
             throw std::runtime_error(path.string() + ": malformed line: " + line);
         }
         const bool encode = fields[0] == "encode";
-        cases.push_back({fields[0], fields[1], unhex(encode ? fields[2] : fields[3]),
+        cases.push_back({fields[0], fields[1], from_hex(encode ? fields[2] : fields[3]),
                          parse_ids(encode ? fields[3] : fields[2])});
     }
     return cases;
