@@ -3,12 +3,14 @@
 //   llmfs-bench [--model NAME] [--repeat N]     tokenizer load, model build, forward, generation
 //   llmfs-bench mha --batch B --tokens T --dim D --heads H [--json]
 //                                               causal multi-head attention, one line per variant
-//   llmfs-bench generate [--tokens N] [--kv-cache] [--json]
-//                                               build, prompt, decode tokens/s, peak RSS, bandwidth
+//   llmfs-bench generate [--tokens N] [--kv-cache] [--load N] [--json]
+//                                               build, prompt, decode tokens/s, peak RSS, bandwidth;
+//                                               with --load, decode again beside N busy processes
 // Each timing is over --repeat runs; the median is reported (the best too in the first form).
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -19,7 +21,10 @@
 #include <nlohmann/json.hpp>
 #include <xtensor/xadapt.hpp>
 
+#include <csignal>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "llmfs/app/cli.hpp"
 #include "llmfs/nn/gpt.hpp"
@@ -27,6 +32,7 @@
 #include "llmfs/nn/fast_multihead_attention.hpp"
 #include "llmfs/nn/kv_cache.hpp"
 #include "llmfs/fast/memory.hpp"
+#include "llmfs/fast/thread_pool.hpp"
 
 using namespace llmfs;
 
@@ -130,8 +136,56 @@ struct GenerateOptions {
     DecodePath path = DecodePath::fast;  // --kv-cache, --teaching
     std::string model = "gpt2-small";
     std::string prompt = "Hello, I am";
+    int load = 0;  // busy processes beside the second measurement
     bool json = false;
 };
+
+// N CPU-bound processes (`while True: pass`), a student's browser or IDE indexing, for as long as
+// this object lives; each also ends itself after kMaxSeconds, should the benchmark be killed.
+class BusyProcesses {
+public:
+    static constexpr unsigned kMaxSeconds = 600;
+    explicit BusyProcesses(int n) {
+        for (int i = 0; i < n; ++i) {
+            const pid_t pid = fork();
+            if (pid < 0) throw std::runtime_error("--load: could not start a busy process (fork failed)");
+            if (pid == 0) {
+                alarm(kMaxSeconds);  // SIGALRM ends the child
+                volatile unsigned long spin = 0;
+                for (;;) spin = spin + 1;
+            }
+            pids_.push_back(pid);
+        }
+    }
+    ~BusyProcesses() {
+        for (pid_t pid : pids_) kill(pid, SIGKILL);
+        for (pid_t pid : pids_) waitpid(pid, nullptr, 0);
+    }
+    BusyProcesses(const BusyProcesses&) = delete;
+    BusyProcesses& operator=(const BusyProcesses&) = delete;
+
+private:
+    std::vector<pid_t> pids_;
+};
+
+struct DecodeTiming {
+    double first_token_s = 0;  // the prompt
+    double decode_s = 0;       // the other tokens
+    double rate = 0;           // decoding tokens/s
+};
+
+DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const IdArray<2>& idx) {
+    // The first new token needs the whole prompt (the prompt time); the rest are decoding steps.
+    DecodeTiming t;
+    const auto start = Clock::now();
+    const auto on_token = [&](std::size_t step) {
+        if (step == 1) t.first_token_s = seconds_since(start);
+    };
+    generate_greedy(o.path, model, idx, o.tokens, model.cfg.context_length, on_token);
+    t.decode_s = seconds_since(start) - t.first_token_s;
+    t.rate = o.tokens > 1 && t.decode_s > 0 ? static_cast<double>(o.tokens - 1) / t.decode_s : 0.0;
+    return t;
+}
 
 // Peak resident set size of this process so far, in bytes.
 double peak_rss_bytes() {
@@ -185,16 +239,14 @@ int generate(const GenerateOptions& o) {
     model.train(false);
     const double build_s = seconds_since(start);
 
-    // The first new token needs the whole prompt (the prompt time); the rest are decoding steps.
-    double first_token_s = 0;
-    start = Clock::now();
-    const auto on_token = [&](std::size_t step) {
-        if (step == 1) first_token_s = seconds_since(start);
-    };
-    generate_greedy(o.path, model, idx, o.tokens, cfg.context_length, on_token);
-    const double total_s = seconds_since(start);
-    const double decode_s = total_s - first_token_s;
-    const double decode_rate = o.tokens > 1 && decode_s > 0 ? static_cast<double>(o.tokens - 1) / decode_s : 0.0;
+    const std::size_t threads = compute_pool().size();
+    const DecodeTiming idle = time_decode(o, model, idx);
+    std::optional<DecodeTiming> loaded;
+    if (o.load > 0) {
+        BusyProcesses busy(o.load);
+        loaded = time_decode(o, model, idx);
+    }
+    const double first_token_s = idle.first_token_s, decode_s = idle.decode_s, decode_rate = idle.rate;
     const double rss = peak_rss_bytes();
     const char* path = describe(o.path);
 
@@ -205,17 +257,23 @@ int generate(const GenerateOptions& o) {
     const double bound = bandwidth / weight_bytes;  // tokens/s if a step only streamed the weights
 
     if (o.json) {
-        const nlohmann::json report = {
+        nlohmann::json report = {
             {"model", o.model}, {"path", path}, {"prompt_tokens", encoded.size()}, {"new_tokens", o.tokens},
-            {"build_s", build_s}, {"prompt_s", first_token_s}, {"decode_tokens_per_s", decode_rate},
-            {"total_tokens_per_s", static_cast<double>(o.tokens) / total_s}, {"peak_rss_bytes", rss},
+            {"threads", threads}, {"build_s", build_s}, {"prompt_s", first_token_s}, {"decode_tokens_per_s", decode_rate},
+            {"total_tokens_per_s", static_cast<double>(o.tokens) / (first_token_s + decode_s)}, {"peak_rss_bytes", rss},
             {"read_bandwidth_bytes_per_s", bandwidth}, {"weight_bytes_per_step", weight_bytes},
             {"bandwidth_bound_tokens_per_s", bound}, {"share_of_bound", decode_rate / bound}};
+        if (loaded) {
+            report["busy_processes"] = o.load;
+            report["loaded_decode_tokens_per_s"] = loaded->rate;
+            report["loaded_prompt_s"] = loaded->first_token_s;
+        }
         std::cout << report.dump(2) << "\n";
         return 0;
     }
     std::cout << fmt::format("model                {} ({}, {} prompt tokens, {} new)\n", o.model,
                              path, encoded.size(), o.tokens)
+              << fmt::format("threads              {} (LLMFS_THREADS, else the CPUs this process may use)\n", threads)
               << fmt::format("build                {:.3f} s\n", build_s)
               << fmt::format("prompt (1st token)   {:.3f} s\n", first_token_s)
               << fmt::format("decode               {:.1f} tokens/s ({} tokens in {:.2f} s)\n", decode_rate,
@@ -224,6 +282,10 @@ int generate(const GenerateOptions& o) {
               << fmt::format("read bandwidth       {:.1f} GB/s\n", bandwidth / 1e9)
               << fmt::format("bound                {:.1f} tokens/s ({:.0f} MB of weights per step); decode reaches {:.0f}%\n",
                              bound, weight_bytes / 1e6, 100.0 * decode_rate / bound);
+    if (loaded)
+        std::cout << fmt::format("under load           {:.1f} tokens/s beside {} busy process{} ({:.0f}% of idle; prompt {:.3f} s)\n",
+                                 loaded->rate, o.load, o.load == 1 ? "" : "es", 100.0 * loaded->rate / decode_rate,
+                                 loaded->first_token_s);
     return 0;
 }
 
@@ -259,6 +321,11 @@ int main(int argc, char** argv) {
         ->excludes(kv);
     gen_cmd->add_option("--model", gen_opt.model, "model size")->capture_default_str()->check(models);
     gen_cmd->add_option("--prompt", gen_opt.prompt, "text to continue")->capture_default_str();
+    gen_cmd->add_option("--load", gen_opt.load,
+                        "then decode again beside this many CPU-bound busy processes (ended by the benchmark,\n"
+                        "or by themselves after 10 minutes), and report both")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 64));
     gen_cmd->add_flag("--json", gen_opt.json, "print one JSON object instead");
 
     return run_tool(app, argc, argv, [&] {

@@ -3,21 +3,75 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <thread>
 
 #include <cblas.h>
 
+#include "llmfs/fast/thread_pool.hpp"
 #include "llmfs/torch/ops.hpp"
 #include "llmfs/torch/vecmath.hpp"
 
 namespace llmfs {
 
+namespace {
+
+// OpenBLAS single-threaded while the pool's threads call it: its own threads would fight ours
+// (and a pthreads OpenBLAS serialises concurrent threaded calls).
+class SingleThreadedBlas {
+public:
+    SingleThreadedBlas() : threads_(openblas_get_num_threads()) {
+        if (threads_ != 1) openblas_set_num_threads(1);
+    }
+    ~SingleThreadedBlas() {
+        if (threads_ != 1) openblas_set_num_threads(threads_);
+    }
+    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+private:
+    int threads_;
+};
+
+// Products smaller than this many multiply-adds run on the calling thread.
+constexpr std::size_t kParallelMacs = 1 << 16;
+
+// Output columns (rows of the weight) a chunk of a product takes: a multiple of 64, so that every
+// chunk but the last is a whole number of any BLAS kernel's column blocks, and the last one ends
+// where the whole product ends; about 16 chunks a thread, so a descheduled thread's share is small.
+std::size_t chunk_columns(std::size_t n, std::size_t threads) {
+    constexpr std::size_t kAlign = 64;
+    const std::size_t target = n / (threads * 16);
+    return std::max(kAlign, (target + kAlign - 1) / kAlign * kAlign);
+}
+
+void gemv_block(const float* w, const float* x, float* y, std::size_t n, std::size_t k) {
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n), static_cast<int>(k), 1.0f, w, static_cast<int>(k), x,
+                1, 1.0f, y, 1);
+}
+
+}  // namespace
+
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
     if (n == 0) return;
     if (!accumulate) std::fill(y, y + n, 0.0f);  // never rely on BLAS ignoring y when beta = 0
     if (k == 0) return;
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n), static_cast<int>(k), 1.0f, w, static_cast<int>(k), x,
-                1, 1.0f, y, 1);
+    const std::size_t threads = compute_pool().size();
+    if (threads == 1 || n * k < kParallelMacs) {
+        gemv_block(w, x, y, n, k);
+        return;
+    }
+    SingleThreadedBlas single;
+    // Rows [r0, r1) of y = W @ x: each row's dot product is summed by the same kernel code, whichever
+    // chunk it falls in (kernels_test.cpp checks bit-equality with one call).
+    parallel_chunks(n, chunk_columns(n, threads),
+                    [&](std::size_t r0, std::size_t r1) { gemv_block(w + r0 * k, x, y + r0, r1 - r0, k); });
+}
+
+void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
+    if (n == 0) return;
+    if (!accumulate) std::fill(y, y + n, 0.0f);
+    if (k == 0) return;
+    SingleThreadedBlas single;
+    gemv_block(w, x, y, n, k);
 }
 
 void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
@@ -117,20 +171,8 @@ void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* sca
 }
 
 void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn) {
-    const std::size_t threads = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
-    if (threads <= 1) {
-        for (std::size_t i = 0; i < n; ++i) fn(i);
-        return;
-    }
-    const int blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t)
-        pool.emplace_back([&, t] {
-            for (std::size_t i = t; i < n; i += threads) fn(i);
-        });
-    for (auto& thread : pool) thread.join();
-    openblas_set_num_threads(blas_threads);
+    SingleThreadedBlas single;
+    compute_pool().run(n, fn);
 }
 
 }  // namespace llmfs

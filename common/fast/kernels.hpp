@@ -17,10 +17,16 @@ namespace llmfs {
 
 // y[n] (+)= W[n, k] @ x[k]: one row through nn.Linear (x @ W^T) with cblas_sgemv, which reads
 // each weight once instead of packing W as sgemm does.  Teaching version: gemm with m = 1.
+// Large products run on compute_pool() (thread_pool.hpp) in chunks of rows of W, with the same
+// bits as gemv_one_call.
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
+// The same product in one single-threaded cblas_sgemv call: the reference gemv is tested against.
+void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
 
 // nn.Linear on rows: y [rows, out] = x [rows, in] @ w [out, in]^T (+ bias [out], may be null).
 // One row goes through gemv, more through the teaching path's gemm; the bias is in y first either way.
+// (gemm stays one OpenBLAS call, threaded by OpenBLAS: cutting it into pieces, by rows or by
+// columns, changes last bits under some OpenBLAS kernels, and so does its thread count.)
 void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
                  float* y);
 
@@ -50,9 +56,9 @@ void gelu_inplace(float* x, std::size_t n);
 // order sum for the mean, Welford variance), fused per row, so bit-identical to it.
 void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* scale, const float* shift, float eps);
 
-// Runs fn(i) for i in [0, n) on the machine's cores (at most as many threads as items), with
-// OpenBLAS single-threaded meanwhile so the threads do not fight over its pool. For independent
-// pieces of work too small for OpenBLAS to thread well on its own, e.g. attention heads.
+// Runs fn(i) for i in [0, n) on compute_pool() (thread_pool.hpp), with OpenBLAS single-threaded
+// meanwhile so the threads do not fight over its pool. For independent pieces of work too small
+// for OpenBLAS to thread well on its own, e.g. attention heads.
 void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn);
 
 }  // namespace llmfs

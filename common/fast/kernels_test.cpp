@@ -4,9 +4,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "llmfs/nn/gpt.hpp"
 #include "llmfs/fast/kernels.hpp"
+#include "llmfs/fast/thread_pool.hpp"
 
 using namespace llmfs;
 
@@ -118,4 +121,18 @@ TEST_CASE("fused LayerNorm equals the book's LayerNorm class, bit for bit") {
     Array<2> fused = x;
     layer_norm_rows(fused.data(), 5, 768, ln.scale.data.data(), ln.shift.data.data(), static_cast<float>(ln.eps));
     CHECK(bit_equal(fused, expected));
+}
+
+TEST_CASE("gemv on the thread pool equals one single-threaded call, bit for bit") {
+    // Chunk boundaries inside and at the edge of kernel blocks; sizes of GPT-2's products.
+    for (const auto& [n, k] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {768, 768}, {3072, 768}, {768, 3072}, {2304, 768}, {1000, 129}, {50257, 64}, {4099, 33}}) {
+        const Array<2> w = randn_array<2>(n + k, {n, k});
+        const Array<1> x = randn_array<1>(n * 3 + k, {k});
+        Array<1> pooled = randn_array<1>(7, {n}), one = pooled;  // accumulate into the same values
+        gemv(w.data(), x.data(), pooled.data(), n, k, true);
+        gemv_one_call(w.data(), x.data(), one.data(), n, k, true);
+        INFO(n << " x " << k << " on " << compute_pool().size() << " threads");
+        CHECK(bit_equal(pooled, one));
+    }
 }

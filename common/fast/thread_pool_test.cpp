@@ -1,0 +1,114 @@
+// The thread pool's contract: every chunk runs exactly once, an exception reaches the caller,
+// nested and concurrent runs still finish, destruction joins, LLMFS_THREADS is read strictly.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "llmfs/fast/thread_pool.hpp"
+
+using llmfs::ThreadPool;
+
+TEST_CASE("every chunk runs exactly once, on any number of threads") {
+    for (std::size_t threads : {1, 2, 3, 8}) {
+        ThreadPool pool(threads);
+        CHECK(pool.size() == threads);
+        for (std::size_t chunks : {0, 1, 2, 7, 1000}) {
+            for (int repeat = 0; repeat < 20; ++repeat) {
+                std::vector<std::atomic<int>> runs(chunks);
+                pool.run(chunks, [&](std::size_t i) { runs[i].fetch_add(1); });
+                for (std::size_t i = 0; i < chunks; ++i) {
+                    INFO(threads << " threads, chunk " << i << " of " << chunks);
+                    REQUIRE(runs[i].load() == 1);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("a chunk's exception reaches the caller, and the pool keeps working") {
+    ThreadPool pool(3);
+    std::atomic<int> ran{0};
+    CHECK_THROWS_WITH(pool.run(100,
+                               [&](std::size_t i) {
+                                   ran.fetch_add(1);
+                                   if (i == 37) throw std::runtime_error("chunk 37 failed");
+                               }),
+                      "chunk 37 failed");
+    CHECK(ran.load() >= 1);
+    CHECK(ran.load() <= 100);
+    std::atomic<int> after{0};
+    pool.run(50, [&](std::size_t) { after.fetch_add(1); });
+    CHECK(after.load() == 50);
+}
+
+TEST_CASE("a slow thread's chunks are taken by the others") {
+    // Chunk 0 sleeps, as a descheduled thread would: the other chunks all finish meanwhile.
+    ThreadPool pool(2);
+    std::atomic<int> done{0};
+    std::atomic<int> done_while_sleeping{-1};
+    pool.run(64, [&](std::size_t i) {
+        if (i == 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            done_while_sleeping = done.load();
+        }
+        done.fetch_add(1);
+    });
+    CHECK(done.load() == 64);
+    CHECK(done_while_sleeping.load() == 63);
+}
+
+TEST_CASE("runs from inside a chunk and from several threads at once finish") {
+    ThreadPool pool(2);
+    std::atomic<int> inner{0};
+    pool.run(4, [&](std::size_t) { pool.run(5, [&](std::size_t) { inner.fetch_add(1); }); });
+    CHECK(inner.load() == 20);
+
+    std::atomic<int> total{0};
+    std::vector<std::thread> callers;
+    for (int c = 0; c < 4; ++c)
+        callers.emplace_back([&] {
+            for (int r = 0; r < 50; ++r) pool.run(10, [&](std::size_t) { total.fetch_add(1); });
+        });
+    for (auto& t : callers) t.join();
+    CHECK(total.load() == 4 * 50 * 10);
+}
+
+TEST_CASE("destruction joins idle and just-used workers") {
+    for (int i = 0; i < 50; ++i) {
+        ThreadPool pool(4);
+        if (i % 2) pool.run(8, [](std::size_t) {});
+    }  // a worker left running would make the test hang or crash at exit
+    SUCCEED();
+}
+
+TEST_CASE("parallel_chunks cuts 0..n at multiples of the grain") {
+    std::vector<std::atomic<int>> seen(1000);
+    std::atomic<bool> aligned{true};
+    llmfs::parallel_chunks(1000, 64, [&](std::size_t b, std::size_t e) {
+        if (b % 64 != 0 || e > 1000 || (e != 1000 && e - b != 64)) aligned = false;
+        for (std::size_t i = b; i < e; ++i) seen[i].fetch_add(1);
+    });
+    CHECK(aligned.load());
+    for (auto& s : seen) REQUIRE(s.load() == 1);
+}
+
+TEST_CASE("LLMFS_THREADS sets the thread count, and anything but a whole number from 1 to 256 is refused") {
+    const char* saved = std::getenv("LLMFS_THREADS");
+    const std::string restore = saved ? saved : "";
+    setenv("LLMFS_THREADS", "3", 1);
+    CHECK(llmfs::default_thread_count() == 3);
+    for (const char* bad : {"0", "-1", "257", "2x", " 2", "1e2", "99999999999999999999"}) {
+        setenv("LLMFS_THREADS", bad, 1);
+        INFO(bad);
+        CHECK_THROWS_WITH(llmfs::default_thread_count(), Catch::Contains("LLMFS_THREADS") && Catch::Contains("1 to 256"));
+    }
+    unsetenv("LLMFS_THREADS");
+    CHECK(llmfs::default_thread_count() >= 1);
+    if (saved) setenv("LLMFS_THREADS", restore.c_str(), 1);
+}
