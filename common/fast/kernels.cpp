@@ -43,6 +43,13 @@ std::size_t chunk_columns(std::size_t n, std::size_t threads) {
     return std::max(kAlign, (target + kAlign - 1) / kAlign * kAlign);
 }
 
+// Output columns per chunk of a many-row product (prefill, the no-cache path): 64-aligned, about
+// 16 chunks, and a function of the product's width only.
+std::size_t gemm_chunk_columns(std::size_t out) {
+    constexpr std::size_t kAlign = 64;
+    return std::max(kAlign, (out / 16 + kAlign - 1) / kAlign * kAlign);
+}
+
 void gemv_block(const float* w, const float* x, float* y, std::size_t n, std::size_t k) {
     cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n), static_cast<int>(k), 1.0f, w, static_cast<int>(k), x,
                 1, 1.0f, y, 1);
@@ -54,12 +61,12 @@ void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k
     if (n == 0) return;
     if (!accumulate) std::fill(y, y + n, 0.0f);  // never rely on BLAS ignoring y when beta = 0
     if (k == 0) return;
+    SingleThreadedBlas single;  // LLMFS_THREADS=1 means one thread, OpenBLAS's included
     const std::size_t threads = compute_pool().size();
     if (threads == 1 || n * k < kParallelMacs) {
         gemv_block(w, x, y, n, k);
         return;
     }
-    SingleThreadedBlas single;
     // Rows [r0, r1) of y = W @ x: each row's dot product is summed by the same kernel code, whichever
     // chunk it falls in (kernels_test.cpp checks bit-equality with one call).
     parallel_chunks(n, chunk_columns(n, threads),
@@ -76,13 +83,34 @@ void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std:
 
 void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
                  float* y) {
+    linear_rows(compute_pool(), x, rows, w, bias, in, out, y);
+}
+
+void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in,
+                 std::size_t out, float* y) {
     if (bias)
         for (std::size_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);
     if (rows == 1) {
         gemv(w, x, y, out, in, bias != nullptr);
-    } else {
-        gemm(x, w, y, rows, in, out, /*b_transposed=*/true, bias != nullptr);
+        return;
     }
+    if (rows == 0 || out == 0) return;
+    if (in == 0) {
+        if (!bias) std::fill(y, y + rows * out, 0.0f);
+        return;
+    }
+    SingleThreadedBlas single;
+    // y[:, c0:c1] = x @ w[c0:c1, :]^T for fixed column blocks (gemm_chunk_columns depends on `out`
+    // alone): the same calls with the same arguments whichever thread runs them, so the same bits
+    // on one thread or many, idle or loaded.
+    const std::size_t grain = gemm_chunk_columns(out);
+    const std::size_t chunks = (out + grain - 1) / grain;
+    pool.run(chunks, [&](std::size_t i) {
+        const std::size_t c0 = i * grain, c1 = std::min(out, c0 + grain);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(c1 - c0),
+                    static_cast<int>(in), 1.0f, x, static_cast<int>(in), w + c0 * in, static_cast<int>(in),
+                    bias ? 1.0f : 0.0f, y + c0, static_cast<int>(out));
+    });
 }
 
 void causal_softmax_row(const float* scores, float* y, std::size_t n_valid, std::size_t n_total, float divisor) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <vector>
 
+#include "llmfs/fast/thread_pool.hpp"
 
 namespace llmfs {
 
@@ -24,11 +25,16 @@ void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
 
 // nn.Linear on rows: y [rows, out] = x [rows, in] @ w [out, in]^T (+ bias [out], may be null).
-// One row goes through gemv, more through the teaching path's gemm; the bias is in y first either way.
-// (gemm stays one OpenBLAS call, threaded by OpenBLAS: cutting it into pieces, by rows or by
-// columns, changes last bits under some OpenBLAS kernels, and so does its thread count.)
+// One row goes through gemv; more rows through single-threaded sgemm calls on fixed blocks of
+// output columns, run on the pool (by default compute_pool()). The blocks depend on `out` only, so
+// the bits do not depend on the thread count or on which thread runs a block; they may differ in
+// the last bit from one whole sgemm call (the teaching path), which the generation tests allow:
+// they require the same tokens. (OpenBLAS's own threading of one call changes bits with its thread
+// count under some kernels, e.g. Haswell.)
 void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
                  float* y);
+void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in,
+                 std::size_t out, float* y);
 
 // Fused masked, scaled softmax over one row of scores, as the teaching path computes
 //   softmax(scores.masked_fill(mask, -inf) / divisor, dim=-1)

@@ -136,3 +136,21 @@ TEST_CASE("gemv on the thread pool equals one single-threaded call, bit for bit"
         CHECK(bit_equal(pooled, one));
     }
 }
+
+TEST_CASE("linear_rows on many rows: the same bits on one thread and on three, close to one sgemm call") {
+    ThreadPool one_thread(1), three_threads(3);
+    for (const auto& [rows, in, out] : std::vector<std::array<std::size_t, 3>>{
+             {4, 768, 768}, {37, 768, 3072}, {100, 3072, 768}, {9, 768, 2304}, {3, 129, 1000}, {2, 64, 50}}) {
+        const Array<2> x = randn_array<2>(rows + in, {rows, in});
+        const Array<2> w = randn_array<2>(in + out, {out, in});
+        const Array<1> bias = randn_array<1>(out, {out});
+        Array<2> serial = Array<2>::from_shape({rows, out}), pooled = serial, whole = serial;
+        linear_rows(one_thread, x.data(), rows, w.data(), bias.data(), in, out, serial.data());
+        linear_rows(three_threads, x.data(), rows, w.data(), bias.data(), in, out, pooled.data());
+        for (std::size_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), &whole(r, 0));
+        gemm(x.data(), w.data(), whole.data(), rows, in, out, /*b_transposed=*/true, /*accumulate=*/true);
+        INFO(rows << " x " << in << " -> " << out);
+        CHECK(bit_equal(serial, pooled));
+        CHECK(xt::allclose(pooled, whole, 1e-5, 1e-4));
+    }
+}
