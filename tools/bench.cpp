@@ -136,6 +136,7 @@ struct GenerateOptions {
     DecodePath path = DecodePath::fast;  // --kv-cache, --teaching
     std::string model = "gpt2-small";
     std::string prompt = "Hello, I am";
+    SamplingOptions sampling;  // --temperature, --top-k (greedy by default)
     int load = 0;  // busy processes beside the second measurement
     bool json = false;
 };
@@ -181,7 +182,11 @@ DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const 
     const auto on_token = [&](std::size_t step) {
         if (step == 1) t.first_token_s = seconds_since(start);
     };
-    generate_greedy(o.path, model, idx, o.tokens, model.cfg.context_length, on_token);
+    // Sampling draws from a generator seeded 123 afresh for every run: which tokens come out does
+    // not matter here, only that the sampled path does its full work (softmax, top-k, multinomial).
+    Generator gen;
+    gen.manual_seed(123);
+    generate(o.path, model, idx, o.tokens, model.cfg.context_length, o.sampling, gen, on_token);
     t.decode_s = seconds_since(start) - t.first_token_s;
     t.rate = o.tokens > 1 && t.decode_s > 0 ? static_cast<double>(o.tokens - 1) / t.decode_s : 0.0;
     return t;
@@ -249,6 +254,10 @@ int generate(const GenerateOptions& o) {
     const double first_token_s = idle.first_token_s, decode_s = idle.decode_s, decode_rate = idle.rate;
     const double rss = peak_rss_bytes();
     const char* path = describe(o.path);
+    const std::string decoding = o.sampling.greedy()
+                                     ? std::string("greedy")
+                                     : fmt::format("temperature {:g}{}", o.sampling.temperature,
+                                                   o.sampling.top_k ? fmt::format(", top-k {}", *o.sampling.top_k) : "");
 
     // A decoding step reads every weight once, except the embedding tables (one row each).
     const double weight_bytes = static_cast<double>(model.num_parameters() - model.tok_emb.weight.data.size() -
@@ -258,7 +267,7 @@ int generate(const GenerateOptions& o) {
 
     if (o.json) {
         nlohmann::json report = {
-            {"model", o.model}, {"path", path}, {"prompt_tokens", encoded.size()}, {"new_tokens", o.tokens},
+            {"model", o.model}, {"path", path}, {"decoding", decoding}, {"prompt_tokens", encoded.size()}, {"new_tokens", o.tokens},
             {"threads", threads}, {"build_s", build_s}, {"prompt_s", first_token_s}, {"decode_tokens_per_s", decode_rate},
             {"total_tokens_per_s", static_cast<double>(o.tokens) / (first_token_s + decode_s)}, {"peak_rss_bytes", rss},
             {"read_bandwidth_bytes_per_s", bandwidth}, {"weight_bytes_per_step", weight_bytes},
@@ -271,8 +280,8 @@ int generate(const GenerateOptions& o) {
         std::cout << report.dump(2) << "\n";
         return 0;
     }
-    std::cout << fmt::format("model                {} ({}, {} prompt tokens, {} new)\n", o.model,
-                             path, encoded.size(), o.tokens)
+    std::cout << fmt::format("model                {} ({}, {} prompt tokens, {} new, {})\n", o.model,
+                             path, encoded.size(), o.tokens, decoding)
               << fmt::format("threads              {} (LLMFS_THREADS, else the CPUs this process may use)\n", threads)
               << fmt::format("build                {:.3f} s\n", build_s)
               << fmt::format("prompt (1st token)   {:.3f} s\n", first_token_s)
@@ -326,6 +335,7 @@ int main(int argc, char** argv) {
                         "or by themselves after 10 minutes), and report both")
         ->capture_default_str()
         ->check(CLI::Range(0, 64));
+    add_sampling_options(*gen_cmd, gen_opt.sampling, /*with_eos=*/false);  // no eos: every run decodes --tokens
     gen_cmd->add_flag("--json", gen_opt.json, "print one JSON object instead");
 
     return run_tool(app, argc, argv, [&] {

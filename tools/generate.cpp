@@ -42,24 +42,6 @@ struct Options {
     int heads = 0;                       // --heads N with --weights (0: inferred)
 };
 
-// --temperature, --top-k, --eos-id: generate()'s temperature, top_k and eos_id (all GPT-2 sizes
-// have the same vocabulary, GPTConfig's vocab_size).
-void add_sampling_options(CLI::App& app, SamplingOptions& sampling) {
-    const int vocab = static_cast<int>(GPTConfig{}.vocab_size);
-    add_real_option(app, "--temperature", sampling.temperature, 0.0, 1e30,
-                    "0: greedy (argmax); > 0: sample from softmax(logits / T) with torch.multinomial, drawing from\n"
-                    "the generator that built the model (PyTorch's default CPU exponential_ kernel: the book's\n"
-                    "outputs and 2.7+ wheels; not the MKL draws of 2.0-2.6 x86-64 wheels)");
-    app.add_option_function<std::string>(
-           "--top-k", [&sampling, vocab](const std::string& text) { sampling.top_k = parse_decimal(text, 1, vocab, "--top-k"); },
-           "sample only among the K largest logits (ties with the K-th included)")
-        ->type_name("K");
-    app.add_option_function<std::string>(
-           "--eos-id", [&sampling, vocab](const std::string& text) { sampling.eos_id = parse_decimal(text, 0, vocab - 1, "--eos-id"); },
-           "stop before this token id (50256: <|endoftext|>)")
-        ->type_name("ID");
-}
-
 // --weights: the model from a checkpoint. The config comes from the file's shapes (a --model that
 // disagrees is a usage error); the parameters start at zero, nothing drawn, then are all loaded;
 // the seed is set after loading, as the book's 5.5 does before generate().
@@ -155,7 +137,7 @@ int main(int argc, char** argv) {
                           "generate_text_simple does (the same tokens, slower; default: the same algorithm\n"
                           "through the fast kernels)")
         ->excludes(kv);
-    add_sampling_options(app, opt.sampling);
+    add_sampling_options(app, opt.sampling, /*with_eos=*/true);
     return run_tool(app, argc, argv, [&] {
         opt.model_given = model->count() > 0;
         return run(opt);

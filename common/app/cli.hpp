@@ -14,6 +14,7 @@
 
 #include "llmfs/app/notebook.hpp"
 #include "llmfs/torch/rng.hpp"
+#include "llmfs/torch/sampling.hpp"
 
 namespace llmfs {
 
@@ -58,6 +59,10 @@ CLI::Option* add_decimal_option(CLI::App& app, const std::string& name, int& tar
 CLI::Option* add_real_option(CLI::App& app, const std::string& name, double& target, double min, double max,
                              const std::string& help);
 CLI::Option* add_seed_option(CLI::App& app, const std::string& name, std::uint64_t& target, const std::string& help);
+
+// --temperature T and --top-k K (and with_eos: --eos-id ID): the book's generate() options
+// (section 5.3), checked against GPT-2's vocabulary; used by llmfs-generate and llmfs-bench.
+void add_sampling_options(CLI::App& app, SamplingOptions& sampling, bool with_eos);
 
 // Progress on stderr ("generating: token 3/6"): redrawn in place on a terminal, and in a log (stderr
 // not a terminal) only the first and the last step, each on its own line.

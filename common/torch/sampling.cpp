@@ -56,10 +56,16 @@ std::int64_t multinomial_one_reference(Generator& gen, const float* probs, std::
     return argmax(q.data(), V);                           // torch.argmax(q, dim=-1, keepdim=True)
 }
 
-// The reference's steps fused, the generator's words drawn in chunks (Mt19937::generate).
+// The reference's steps fused, the generator's words drawn in chunks (Mt19937::generate), and the
+// logarithm skipped where it cannot matter. q = -log(1 - u) >= u, so p / q <= p / u: an element whose
+// p / u, widened by 1e-6 for the roundings of q and of the division (a few float ulps at most), is
+// below the best ratio so far cannot become the argmax, and its q is not needed. Its words are
+// still drawn, so the generator advances exactly as PyTorch's does. u == 0 (q == 0: p / q is inf or
+// NaN) always takes the exact path.
 std::int64_t multinomial_one(Generator& gen, const float* probs, std::size_t V) {
     check_probs(probs, V);
     constexpr std::size_t kChunk = 512;  // elements per chunk: 2 words each
+    constexpr double kMargin = 1.0 + 1e-6;
     std::uint32_t words[2 * kChunk];
     std::size_t best = 0;
     float best_ratio = 0;
@@ -67,9 +73,14 @@ std::int64_t multinomial_one(Generator& gen, const float* probs, std::size_t V) 
         const std::size_t count = std::min(kChunk, V - start);
         gen.random(words, 2 * count);
         for (std::size_t j = 0; j < count; ++j) {
-            const float ratio = probs[start + j] / exponential_from(uniform_double_from(words[2 * j], words[2 * j + 1]));
-            if (start + j == 0 || greater_or_nan(ratio, best_ratio)) {
-                best = start + j;
+            const std::size_t i = start + j;
+            const double u = uniform_double_from(words[2 * j], words[2 * j + 1]);
+            if (i != 0 && u != 0.0 && (std::isnan(best_ratio) || static_cast<double>(probs[i]) / u * kMargin <
+                                                                     static_cast<double>(best_ratio)))
+                continue;  // cannot beat the best (a NaN best is never beaten)
+            const float ratio = probs[i] / exponential_from(u);
+            if (i == 0 || greater_or_nan(ratio, best_ratio)) {
+                best = i;
                 best_ratio = ratio;
             }
         }

@@ -3,6 +3,7 @@
 // its docstring describes the format), and the bulk multinomial_one against its reference loop.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -210,22 +211,34 @@ TEST_CASE("the notebook's 5.3.1 draws: 1,000 multinomial samples at T = 1, 0.1, 
     }
 }
 
-TEST_CASE("multinomial_one (bulk draws) equals the reference loop on many seeds and sizes") {
-    for (const std::size_t V : {1, 2, 9, 511, 512, 513, 1024, 1500, 50257}) {
-        for (const std::uint64_t seed : {0ULL, 1ULL, 123ULL, 4242ULL}) {
-            DYNAMIC_SECTION("V " << V << " seed " << seed) {
-                Generator weights_gen;
-                weights_gen.manual_seed(seed + 1000);
-                std::vector<float> p(V);
-                weights_gen.uniform_(p.data(), V, 0.0, 1.0);
-                for (std::size_t i = 0; i < V; i += 3) p[i] = 0.0f;  // zero weights still draw
-                if (V == 1) p[0] = 0.5f;
-                Generator fast, reference;
-                fast.manual_seed(seed);
-                reference.manual_seed(seed);
-                for (int step = 0; step < 5; ++step)
-                    CHECK(multinomial_one(fast, p.data(), V) == multinomial_one_reference(reference, p.data(), V));
-                CHECK(fast.random() == reference.random());
+TEST_CASE("multinomial_one (bulk draws, logs skipped) equals the reference loop on many seeds, sizes and shapes") {
+    // uniform weights with zeros; a peaked softmax, as logits / T give; a spike among subnormals
+    for (const char* shape : {"uniform", "peaked", "spike"}) {
+        for (const std::size_t V : {1, 2, 9, 511, 512, 513, 1024, 1500, 50257}) {
+            for (const std::uint64_t seed : {0ULL, 1ULL, 123ULL, 4242ULL}) {
+                DYNAMIC_SECTION(shape << ", V " << V << " seed " << seed) {
+                    Generator weights_gen;
+                    weights_gen.manual_seed(seed + 1000);
+                    std::vector<float> p(V);
+                    if (std::string(shape) == "uniform") {
+                        weights_gen.uniform_(p.data(), V, 0.0, 1.0);
+                        for (std::size_t i = 0; i < V; i += 3) p[i] = 0.0f;  // zero weights still draw
+                    } else if (std::string(shape) == "peaked") {
+                        weights_gen.normal_(p.data(), V, 0.0, 4.0);
+                        const float max = *std::max_element(p.begin(), p.end());
+                        for (float& x : p) x = std::exp(x - max);
+                    } else {
+                        std::fill(p.begin(), p.end(), 1e-40f);
+                        p[V / 2] = 1.0f;
+                    }
+                    if (V == 1) p[0] = 0.5f;
+                    Generator fast, reference;
+                    fast.manual_seed(seed);
+                    reference.manual_seed(seed);
+                    for (int step = 0; step < 8; ++step)
+                        CHECK(multinomial_one(fast, p.data(), V) == multinomial_one_reference(reference, p.data(), V));
+                    CHECK(fast.random() == reference.random());
+                }
             }
         }
     }
