@@ -20,7 +20,8 @@ GPTConfig GPTConfig::by_name(const std::string& name) {
 
 Embedding::Embedding(Generator& gen, std::size_t num_embeddings, std::size_t embedding_dim, Init init)
     : weight(Tensor<2>::parameter(Array<2>::from_shape({num_embeddings, embedding_dim}))) {
-    if (init == Init::zeros) {  // torch.zeros: no draw (the first touch of the pages is here)
+    if (init == Init::zeros) {  // torch.zeros: no draw
+        prefault(weight.data.data(), weight.data.size() * sizeof(float));  // the pages, from two threads
         std::memset(weight.data.data(), 0, weight.data.size() * sizeof(float));
         return;
     }

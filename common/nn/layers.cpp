@@ -10,7 +10,8 @@ namespace llmfs {
 
 Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features, bool with_bias, Init init)
     : weight(Tensor<2>::parameter(Array<2>::from_shape({out_features, in_features}))) {
-    if (init == Init::zeros) {  // torch.zeros: no draw (the first touch of the pages is here)
+    if (init == Init::zeros) {  // torch.zeros: no draw
+        prefault(weight.data.data(), weight.data.size() * sizeof(float));  // the pages, from two threads
         std::memset(weight.data.data(), 0, weight.data.size() * sizeof(float));
         if (with_bias) bias = Tensor<1>::parameter(xt::zeros<float>({out_features}));
         return;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -14,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "llmfs/fast/thread_pool.hpp"
 #include "llmfs/text/data_dir.hpp"
 #include "llmfs/text/validate.hpp"
 
@@ -432,11 +434,22 @@ void load_weights_into_gpt(GPTModel& model, const SafeTensors& file) {
     const GPTConfig& cfg = model.cfg;
     const std::size_t C = cfg.emb_dim, V = cfg.vocab_size;
     const std::string p = gpt2_name_prefix(file);
+    // Every tensor is looked up and checked first, in the book's order (so the first problem is the
+    // one reported); the copies, half a gigabyte for 124M, then run on the thread pool.
+    std::vector<std::function<void()>> copies;
+    const auto plain = [&copies](float* dst, const SafeTensorView& t) { copies.emplace_back([dst, &t] { copy_into(dst, t); }); };
+    const auto transposed = [&copies](float* dst, const SafeTensorView& t, std::size_t in, std::size_t src_cols, std::size_t col0,
+                                      std::size_t out) {
+        copies.emplace_back([=, &t] { copy_transposed(dst, t, in, src_cols, col0, out); });
+    };
     // gpt.pos_emb.weight = assign(gpt.pos_emb.weight, params["wpe.weight"])
-    copy_into(model.pos_emb.weight.data.data(), tensor_f32(file, p + "wpe.weight", dims({cfg.context_length, C})));
+    plain(model.pos_emb.weight.data.data(), tensor_f32(file, p + "wpe.weight", dims({cfg.context_length, C})));
     // gpt.tok_emb.weight = assign(gpt.tok_emb.weight, params["wte.weight"])
     const SafeTensorView& wte = tensor_f32(file, p + "wte.weight", dims({V, C}));
-    copy_into(model.tok_emb.weight.data.data(), wte);
+    plain(model.tok_emb.weight.data.data(), wte);
+    // gpt.out_head.weight = assign(gpt.out_head.weight, params["wte.weight"]): tied, a second copy
+    // (listed here, with the other 154 MB copy, so that the pool starts on the two largest)
+    plain(model.out_head.weight.data.data(), wte);
 
     for (std::size_t b = 0; b < model.trf_blocks.size(); ++b) {
         TransformerBlock& block = model.trf_blocks[b];
@@ -448,29 +461,29 @@ void load_weights_into_gpt(GPTModel& model, const SafeTensors& file) {
         Linear* qkv[3] = {&block.att.W_query, &block.att.W_key, &block.att.W_value};
         for (std::size_t k = 0; k < 3; ++k) {
             if (!qkv[k]->bias) throw std::invalid_argument("load_weights_into_gpt: the model needs qkv_bias=True, as GPT-2's");
-            copy_transposed(qkv[k]->weight.data.data(), c_attn_w, C, 3 * C, k * C, C);  // [C, C]
+            transposed(qkv[k]->weight.data.data(), c_attn_w, C, 3 * C, k * C, C);  // [C, C]
             // q_b, k_b, v_b = torch.chunk(params[f"h.{b}.attn.c_attn.bias"], 3, axis=-1)
             std::memcpy(qkv[k]->bias->data.data(), c_attn_b.data + k * C * sizeof(float), C * sizeof(float));
         }
         // out_proj.weight = assign(..., params[f"h.{b}.attn.c_proj.weight"].T); out_proj.bias = ...
-        copy_transposed(block.att.out_proj.weight.data.data(), tensor_f32(file, h + "attn.c_proj.weight", dims({C, C})), C, C, 0, C);
-        copy_into(block.att.out_proj.bias->data.data(), tensor_f32(file, h + "attn.c_proj.bias", dims({C})));
+        transposed(block.att.out_proj.weight.data.data(), tensor_f32(file, h + "attn.c_proj.weight", dims({C, C})), C, C, 0, C);
+        plain(block.att.out_proj.bias->data.data(), tensor_f32(file, h + "attn.c_proj.bias", dims({C})));
         // ff.layers[0] = mlp.c_fc (Conv1D [C, 4C] -> Linear [4C, C]); ff.layers[2] = mlp.c_proj
-        copy_transposed(block.ff.fc1.weight.data.data(), tensor_f32(file, h + "mlp.c_fc.weight", dims({C, 4 * C})), C, 4 * C, 0, 4 * C);
-        copy_into(block.ff.fc1.bias->data.data(), tensor_f32(file, h + "mlp.c_fc.bias", dims({4 * C})));
-        copy_transposed(block.ff.fc2.weight.data.data(), tensor_f32(file, h + "mlp.c_proj.weight", dims({4 * C, C})), 4 * C, C, 0, C);
-        copy_into(block.ff.fc2.bias->data.data(), tensor_f32(file, h + "mlp.c_proj.bias", dims({C})));
+        transposed(block.ff.fc1.weight.data.data(), tensor_f32(file, h + "mlp.c_fc.weight", dims({C, 4 * C})), C, 4 * C, 0, 4 * C);
+        plain(block.ff.fc1.bias->data.data(), tensor_f32(file, h + "mlp.c_fc.bias", dims({4 * C})));
+        transposed(block.ff.fc2.weight.data.data(), tensor_f32(file, h + "mlp.c_proj.weight", dims({4 * C, C})), 4 * C, C, 0, C);
+        plain(block.ff.fc2.bias->data.data(), tensor_f32(file, h + "mlp.c_proj.bias", dims({C})));
         // norm1.scale / shift = ln_1.weight / bias; norm2 = ln_2
-        copy_into(block.norm1.scale.data.data(), tensor_f32(file, h + "ln_1.weight", dims({C})));
-        copy_into(block.norm1.shift.data.data(), tensor_f32(file, h + "ln_1.bias", dims({C})));
-        copy_into(block.norm2.scale.data.data(), tensor_f32(file, h + "ln_2.weight", dims({C})));
-        copy_into(block.norm2.shift.data.data(), tensor_f32(file, h + "ln_2.bias", dims({C})));
+        plain(block.norm1.scale.data.data(), tensor_f32(file, h + "ln_1.weight", dims({C})));
+        plain(block.norm1.shift.data.data(), tensor_f32(file, h + "ln_1.bias", dims({C})));
+        plain(block.norm2.scale.data.data(), tensor_f32(file, h + "ln_2.weight", dims({C})));
+        plain(block.norm2.shift.data.data(), tensor_f32(file, h + "ln_2.bias", dims({C})));
     }
     // gpt.final_norm.scale / shift = ln_f.weight / bias
-    copy_into(model.final_norm.scale.data.data(), tensor_f32(file, p + "ln_f.weight", dims({C})));
-    copy_into(model.final_norm.shift.data.data(), tensor_f32(file, p + "ln_f.bias", dims({C})));
-    // gpt.out_head.weight = assign(gpt.out_head.weight, params["wte.weight"]): tied, a second copy
-    copy_into(model.out_head.weight.data.data(), wte);
+    plain(model.final_norm.scale.data.data(), tensor_f32(file, p + "ln_f.weight", dims({C})));
+    plain(model.final_norm.shift.data.data(), tensor_f32(file, p + "ln_f.bias", dims({C})));
+
+    compute_pool().run(copies.size(), [&copies](std::size_t i) { copies[i](); });
 }
 
 // ---- the synthetic checkpoints ------------------------------------------------------------------
