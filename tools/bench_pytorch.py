@@ -1,7 +1,7 @@
 """PyTorch's side of the README's performance table (not part of the tests).
 
     /usr/bin/python3 tools/bench_pytorch.py build                 # torch.manual_seed(123); GPTModel(GPT_CONFIG_124M)
-    /usr/bin/python3 tools/bench_pytorch.py generate [--tokens N] [--kv-cache]
+    /usr/bin/python3 tools/bench_pytorch.py generate [--tokens N] [--kv-cache] [--load N]
     /usr/bin/python3 tools/bench_pytorch.py mha [--batch B --tokens T --dim D --heads H]
     /usr/bin/time -f "%e s" /usr/bin/python3 tools/bench_pytorch.py generate --tokens 50   # whole process
 
@@ -10,7 +10,9 @@ bonus in kv_cache_reference.py) in eval mode, single process, PyTorch's default 
 the same figures as llmfs-bench: each timing is the median of --repeat runs.
 """
 import argparse
+import contextlib
 import os
+import subprocess
 import sys
 import time
 
@@ -39,7 +41,29 @@ def build(args):
     print(f"build gpt2-small (seed 123): {median_time(args.repeat, make):.3f} s")
 
 
+@contextlib.contextmanager
+def busy_processes(n):
+    """n CPU-bound processes beside the measurement, as llmfs-bench generate --load n starts them
+    (each also ends itself after 10 minutes)."""
+    procs = [subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 600\nwhile time.time() < end: pass"])
+             for _ in range(n)]
+    try:
+        time.sleep(0.2)  # let them get going
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
 def generate(args):
+    decode_once(args, "")
+    if args.load > 0:
+        with busy_processes(args.load):
+            decode_once(args, f"beside {args.load} busy process{'' if args.load == 1 else 'es'}: ")
+
+
+def decode_once(args, label):
     torch.manual_seed(123)
     start = time.perf_counter()
     model = (kv.GPTModelCached if args.kv_cache else ch04.GPTModel)(ch04.GPT_CONFIG_124M)
@@ -68,7 +92,7 @@ def generate(args):
                     first.append(time.perf_counter() - start)
     total = time.perf_counter() - start
     decode = (args.tokens - 1) / (total - first[0]) if args.tokens > 1 else 0.0
-    print(f"build {build_s:.3f} s, prompt (1st token) {first[0]:.3f} s, decode {decode:.1f} tokens/s "
+    print(f"{label}build {build_s:.3f} s, prompt (1st token) {first[0]:.3f} s, decode {decode:.1f} tokens/s "
           f"({args.tokens} new tokens in {total:.2f} s, {'KV cache' if args.kv_cache else 'no cache'})")
 
 
@@ -98,6 +122,7 @@ def main():
     p = sub.add_parser("generate")
     p.add_argument("--tokens", type=int, default=50)
     p.add_argument("--kv-cache", action="store_true")
+    p.add_argument("--load", type=int, default=0, help="then again beside this many CPU-bound processes")
     p = sub.add_parser("mha")
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--tokens", type=int, default=1024)
