@@ -34,20 +34,12 @@ private:
 // Products smaller than this many multiply-adds run on the calling thread.
 constexpr std::size_t kParallelMacs = 1 << 16;
 
-// Output columns (rows of the weight) a chunk of a product takes: a multiple of 64, so that every
-// chunk but the last is a whole number of any BLAS kernel's column blocks, and the last one ends
-// where the whole product ends; about 16 chunks a thread, so a descheduled thread's share is small.
-std::size_t chunk_columns(std::size_t n, std::size_t threads) {
+// Output columns (rows of the weight) per chunk when a product's n output columns are cut into
+// about `pieces` chunks: a multiple of 64, so that every chunk but the last is a whole number of any
+// BLAS kernel's column blocks, and the last one ends where the whole product ends.
+std::size_t columns_per_chunk(std::size_t n, std::size_t pieces) {
     constexpr std::size_t kAlign = 64;
-    const std::size_t target = n / (threads * 16);
-    return std::max(kAlign, (target + kAlign - 1) / kAlign * kAlign);
-}
-
-// Output columns per chunk of a many-row product (prefill, the no-cache path): 64-aligned, about
-// 16 chunks, and a function of the product's width only.
-std::size_t gemm_chunk_columns(std::size_t out) {
-    constexpr std::size_t kAlign = 64;
-    return std::max(kAlign, (out / 16 + kAlign - 1) / kAlign * kAlign);
+    return std::max(kAlign, (n / pieces + kAlign - 1) / kAlign * kAlign);
 }
 
 void gemv_block(const float* w, const float* x, float* y, std::size_t n, std::size_t k) {
@@ -69,7 +61,7 @@ void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k
     }
     // Rows [r0, r1) of y = W @ x: each row's dot product is summed by the same kernel code, whichever
     // chunk it falls in (kernels_test.cpp checks bit-equality with one call).
-    parallel_chunks(n, chunk_columns(n, threads),
+    parallel_chunks(n, columns_per_chunk(n, threads * 16),  // ~16 a thread: a descheduled one holds up little
                     [&](std::size_t r0, std::size_t r1) { gemv_block(w + r0 * k, x, y + r0, r1 - r0, k); });
 }
 
@@ -100,10 +92,10 @@ void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float
         return;
     }
     SingleThreadedBlas single;
-    // y[:, c0:c1] = x @ w[c0:c1, :]^T for fixed column blocks (gemm_chunk_columns depends on `out`
-    // alone): the same calls with the same arguments whichever thread runs them, so the same bits
-    // on one thread or many, idle or loaded.
-    const std::size_t grain = gemm_chunk_columns(out);
+    // y[:, c0:c1] = x @ w[c0:c1, :]^T for fixed column blocks (about 16, from `out` alone, never the
+    // thread count): the same calls with the same arguments whichever thread runs them, so the same
+    // bits on one thread or many, idle or loaded.
+    const std::size_t grain = columns_per_chunk(out, 16);
     const std::size_t chunks = (out + grain - 1) / grain;
     pool.run(chunks, [&](std::size_t i) {
         const std::size_t c0 = i * grain, c1 = std::min(out, c0 + grain);
