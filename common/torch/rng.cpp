@@ -12,6 +12,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -433,6 +435,18 @@ std::uint64_t Generator::random64() {
     const std::uint64_t hi = engine_();
     const std::uint64_t lo = engine_();
     return (hi << 32) | lo;
+}
+
+std::vector<std::int64_t> Generator::randint(std::int64_t low, std::int64_t high, std::size_t n) {
+    if (low >= high)
+        throw std::invalid_argument("randint: low " + std::to_string(low) + " must be below high " + std::to_string(high));
+    const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+    std::vector<std::int64_t> out(n);
+    for (auto& v : out) {
+        const std::uint64_t r = range <= 0xFFFFFFFFull ? random() % range : random64() % range;
+        v = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + r);
+    }
+    return out;
 }
 
 // uniform_real_distribution<float>(0, 1): fma(x, 1, 0) is x itself.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <vector>
 #include <string>
 
 namespace llmfs {
@@ -65,6 +66,9 @@ public:
     void uniform_(float* data, std::size_t n, double from, double to);  // t.uniform_(from, to)
     void normal_(float* data, std::size_t n, double mean, double std);  // t.normal_(mean, std)
     void bernoulli_(float* data, std::size_t n, double p);              // t.bernoulli_(p): 1 with prob p
+    // torch.randint(low, high, (n,)): low + random() % (high - low) for a range below 2^32,
+    // low + random64() % (high - low) above (random_from_to); low < high.
+    std::vector<std::int64_t> randint(std::int64_t low, std::int64_t high, std::size_t n);
 
 private:
     Mt19937 engine_;

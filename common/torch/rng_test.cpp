@@ -201,6 +201,16 @@ TEST_CASE("torch.rand") {
     });
 }
 
+TEST_CASE("torch.randint: random() modulo the range, random64() for a range of 2^32 or more") {
+    // /usr/bin/python3 (torch 1.13): torch.manual_seed(0); torch.randint(0, 50257, (6,)).tolist()
+    Generator gen(BernoulliKernel::standard, 0);
+    CHECK(gen.randint(0, 50257, 6) == std::vector<std::int64_t>{32487, 27591, 7093, 953, 10379, 5139});
+    // torch.manual_seed(123); torch.randint(-5, 2**40, (3,)).tolist()
+    gen.manual_seed(123);
+    CHECK(gen.randint(-5, std::int64_t{1} << 40, 3) == std::vector<std::int64_t>{1093925388903, 542982144796, 947841103282});
+    CHECK_THROWS_WITH(gen.randint(3, 3, 1), Catch::Contains("low 3 must be below high 3"));
+}
+
 TEST_CASE("uniform_(from, to)") {
     for_each_case("uniform", [](const GoldenCase& c) {
         Generator gen = seeded(c);
