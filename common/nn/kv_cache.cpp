@@ -90,25 +90,32 @@ void block_cached(const TransformerBlock& blk, float* x, std::size_t B, std::siz
 
 }  // namespace
 
-Array<3> forward_cached(const GPTModel& model, const IdArray<2>& in_idx, KVCache& cache, bool last_only) {
+Array<3> forward_cached_at(const GPTModel& model, const IdArray<2>& in_idx, std::vector<Array<4>>& keys,
+                           std::vector<Array<4>>& values, std::size_t first_position, std::size_t first_slot, bool last_only) {
     const std::size_t B = in_idx.shape()[0], T = in_idx.shape()[1], C = model.cfg.emb_dim;
-    if (B != cache.batch())
-        throw ShapeError("forward_cached: a batch of " + std::to_string(B) + " sequences for a cache made for " +
-                         std::to_string(cache.batch()) + " (reset or rebuild the cache)");
     if (T == 0) throw std::invalid_argument("forward_cached: no tokens");
-    if (cache.current_pos + T > cache.capacity)
-        throw std::invalid_argument("forward_cached: " + std::to_string(cache.current_pos) + " cached + " +
-                                    std::to_string(T) + " new tokens exceed the cache's " + std::to_string(cache.capacity) +
+    if (keys.size() != model.trf_blocks.size() || values.size() != keys.size())
+        throw ShapeError("forward_cached: a cache of " + std::to_string(keys.size()) + " layers for a model of " +
+                         std::to_string(model.trf_blocks.size()));
+    const auto& slots = keys.front().shape();  // [B, NH, slots, hs]
+    if (B != slots[0])
+        throw ShapeError("forward_cached: a batch of " + std::to_string(B) + " sequences for a cache made for " +
+                         std::to_string(slots[0]) + " (reset or rebuild the cache)");
+    if (first_slot + T > slots[2])
+        throw std::invalid_argument("forward_cached: " + std::to_string(first_slot) + " cached + " + std::to_string(T) +
+                                    " new tokens exceed the cache's " + std::to_string(slots[2]) +
                                     " positions (reset the cache)");
-    const std::size_t pos0 = cache.current_pos;
+    if (first_position + T > model.cfg.context_length)
+        throw std::invalid_argument("forward_cached: positions up to " + std::to_string(first_position + T) +
+                                    " exceed the context length " + std::to_string(model.cfg.context_length));
     // pos_ids = torch.arange(self.current_pos, self.current_pos + seq_len)
-    const IdArray<1> pos_ids = xt::arange<std::int64_t>(static_cast<std::int64_t>(pos0), static_cast<std::int64_t>(pos0 + T));
+    const IdArray<1> pos_ids = xt::arange<std::int64_t>(static_cast<std::int64_t>(first_position),
+                                                        static_cast<std::int64_t>(first_position + T));
     Array<3> x = xt::eval(model.tok_emb(in_idx).data + model.pos_emb(pos_ids).data);  // [B, T, C] + [T, C]
 
     Scratch scratch(B * T, C);
     for (std::size_t l = 0; l < model.trf_blocks.size(); ++l)
-        block_cached(model.trf_blocks[l], x.data(), B, T, cache.keys[l], cache.values[l], pos0, scratch);
-    cache.current_pos += T;
+        block_cached(model.trf_blocks[l], x.data(), B, T, keys[l], values[l], first_slot, scratch);
 
     const std::size_t t_out = last_only ? 1 : T;
     Array<2> h = Array<2>::from_shape({B * t_out, C});  // the rows that get logits
@@ -117,6 +124,13 @@ Array<3> forward_cached(const GPTModel& model, const IdArray<2>& in_idx, KVCache
     layer_norm(model.final_norm, h.data(), B * t_out);
     Array<3> logits = Array<3>::from_shape({B, t_out, model.out_head.out_features()});
     linear_rows(model.out_head, h.data(), B * t_out, logits.data());
+    return logits;
+}
+
+Array<3> forward_cached(const GPTModel& model, const IdArray<2>& in_idx, KVCache& cache, bool last_only) {
+    // This cache never slides: a token's slot is its position.
+    Array<3> logits = forward_cached_at(model, in_idx, cache.keys, cache.values, cache.current_pos, cache.current_pos, last_only);
+    cache.current_pos += in_idx.shape()[1];
     return logits;
 }
 

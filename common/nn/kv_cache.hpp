@@ -33,6 +33,15 @@ struct KVCache {
 // last_only just those of the last position, [B, 1, V] (all that generation needs).
 Array<3> forward_cached(const GPTModel& model, const IdArray<2>& in_idx, KVCache& cache, bool last_only = false);
 
+// The forward pass behind forward_cached, with a token's position and its cache slot apart (the
+// optimized cache of kv_cache_optimized.hpp slides its window, so the two differ): in_idx [B, T]
+// gets the position embeddings of first_position .. first_position + T - 1, its keys and values go
+// to slots first_slot .. first_slot + T - 1 of keys[l] / values[l] [B, NH, slots, hs], and token t
+// attends to slots 0 .. first_slot + t. Logits [B, T, V], or [B, 1, V] with last_only.
+Array<3> forward_cached_at(const GPTModel& model, const IdArray<2>& in_idx, std::vector<Array<4>>& keys,
+                           std::vector<Array<4>>& values, std::size_t first_position, std::size_t first_slot,
+                           bool last_only);
+
 // generate_text_simple_fast: the no-cache algorithm of generate_text_simple (every step runs the
 // whole window idx[:, -context_size:] through the model), but through the fast kernels, with the
 // LM head applied to the last position only (all greedy decoding reads). The tokens are
