@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llmfs/nn/buffers.hpp"
 #include "llmfs/nn/layers.hpp"
 #include "llmfs/torch/tensor.hpp"
 
@@ -29,6 +30,16 @@ template <std::size_t N>
 std::string to_text(const IdArray<N>& ids) { return repr(ids); }  // an int64 tensor
 // A Python list of ints, e.g. [15496, 11, 314, 716]
 std::string to_text(const std::vector<std::int64_t>& list);
+
+// What a notebook shows for a cell that ends in `module.state_dict()`: IPython's pretty display of
+// the OrderedDict (IPython.lib.pretty, 79 columns), e.g.
+//     OrderedDict([('W_query.weight',
+//                   tensor([[-0.2354,  0.0191, -0.2867],
+//                           [ 0.2177, -0.4919,  0.4232]])),
+//                  ('W_key.weight',
+//                   ...)])
+// Items that fit stay on one line; the whole dict too, if it fits.
+std::string ipython_repr(const StateDict& state);
 
 // How --annotate ends the "# C++:" line of a cell a program adds to the book's notebook.
 inline constexpr std::string_view kAddedCellMark = "  (added: not in the book's notebook)";
@@ -71,6 +82,8 @@ public:
         std::istringstream lines{std::string(text)};
         for (std::string line; std::getline(lines, line);) out_ << "# Note: " << line << "\n";
     }
+    // A cell's last expression, as the notebook displays it (IPython's repr).
+    void display(const StateDict& state) { out_ << ipython_repr(state) << '\n'; }
     // Python's print(*args): str() of each argument, separated by a space, then a newline.
     template <class First, class... Rest>
     void print(const First& first, const Rest&... rest) {

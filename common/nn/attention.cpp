@@ -79,6 +79,11 @@ BoolArray<2> mask_for(const BoolArray<2>& mask, std::size_t num_tokens) {
 template <>
 SourceLine forward_source<CausalAttention>() { return {__FILE__, __LINE__ + 1, "CausalAttention::forward"}; }
 Tensor<3> CausalAttention::forward(const Tensor<3>& x) const {
+    return causal_attention_forward(W_query, W_key, W_value, dropout, mask, x);  // the body: right below
+}
+
+Tensor<3> causal_attention_forward(const Linear& W_query, const Linear& W_key, const Linear& W_value, const Dropout& dropout,
+                                   const BoolArray<2>& mask, const Tensor<3>& x) {
     const std::size_t num_tokens = x.size(1);
     const auto keys = W_key(x);      // [B, T, d_out]
     const auto queries = W_query(x);  // [B, T, d_out]

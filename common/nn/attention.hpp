@@ -42,6 +42,11 @@ struct CausalAttention {
     Tensor<3> forward(const Tensor<3>& x) const;  // x [B, T, d_in] -> [B, T, d_out]
 };
 
+// CausalAttention.forward's body for any projections and mask [>= T, >= T] (true = masked): the
+// buffers notebook's classes (buffers.hpp) run it with their float mask's .bool().
+Tensor<3> causal_attention_forward(const Linear& W_query, const Linear& W_key, const Linear& W_value, const Dropout& dropout,
+                                   const BoolArray<2>& mask, const Tensor<3>& x);
+
 // 3.6.1: several CausalAttention heads, outputs concatenated
 struct MultiHeadAttentionWrapper {
     std::vector<CausalAttention> heads;
