@@ -3,13 +3,16 @@
 #include <cmath>
 
 #include "llmfs/nn/attention.hpp"
+#include "llmfs/app/attention_figure.hpp"
 #include "llmfs/app/cli.hpp"
 
 using namespace llmfs;
 
 int main(int argc, char** argv) {
+    AttentionFigures figures;  // --figure DIR: the attention weights as heatmaps
     return run_chapter(argc, argv, "3.5 Hiding future words with causal attention",
-                       [](Notebook& nb, Generator& gen) {
+                       [&](CLI::App& app) { figures.add_option(app); },
+                       [&](Notebook& nb, Generator& gen) {
         nb.section("3.5.1 Applying a causal attention mask");
         const Tensor<2> inputs = your_journey_inputs();  // [T=6, d_in=3]
         const std::size_t d_in = inputs.size(1), d_out = 2;
@@ -58,7 +61,11 @@ int main(int argc, char** argv) {
 
         nb.code("attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)\n"
                 "print(attn_weights)");
-        nb.print(softmax(masked / scale, -1));
+        const auto causal_weights = softmax(masked / scale, -1);  // [T, T]
+        nb.print(causal_weights);
+        figures.write("causal_attention.png", {attention_heatmap("3.5.1 scaled, no mask", attn_weights),
+                                               attention_heatmap("masked, renormalised", masked_simple / row_sums),
+                                               attention_heatmap("-inf mask, then softmax", causal_weights)});
 
         nb.section("3.5.3 Implementing a compact causal attention class");
         nb.code("batch = torch.stack((inputs, inputs), dim=0)\n"

@@ -1,13 +1,16 @@
 // 3.6.1 Stacking multiple single-head attention layers
 // 3.6.2 Implementing multi-head attention with weight splits
 #include "llmfs/nn/attention.hpp"
+#include "llmfs/app/attention_figure.hpp"
 #include "llmfs/app/cli.hpp"
 
 using namespace llmfs;
 
 int main(int argc, char** argv) {
+    AttentionFigures figures;  // --figure DIR: the attention weights as heatmaps
     return run_chapter(argc, argv, "3.6 Extending single-head attention to multi-head attention",
-                       [](Notebook& nb, Generator& gen) {
+                       [&](CLI::App& app) { figures.add_option(app); },
+                       [&](Notebook& nb, Generator& gen) {
         nb.section("3.6.1 Stacking multiple single-head attention layers");
         const Tensor<2> inputs = your_journey_inputs();
         const Tensor<3> batch = stack<2>({inputs, inputs});  // [B=2, T=6, d_in=3]
@@ -43,6 +46,15 @@ int main(int argc, char** argv) {
         const MultiHeadAttentionWrapper wrapper(gen, d_in, d_out, context_length, 0.0, 2);
         const auto stacked = wrapper.forward(batch);  // [B, T, NH * d_out]
         nb.print(stacked);
+        if (figures.wanted()) {  // each head's weights for the first text (dropout 0: the forward draws nothing)
+            std::vector<Heatmap> heads;
+            for (std::size_t h = 0; h < wrapper.heads.size(); ++h) {
+                Tensor<3> attn_weights;  // [B, T, T]
+                wrapper.heads[h].forward(batch, attn_weights);
+                heads.push_back(attention_heatmap("3.6.1 head " + std::to_string(h), Tensor<2>(xt::view(attn_weights.data, 0))));
+            }
+            figures.write("multihead_wrapper.png", heads);
+        }
         nb.print("context_vecs.shape:", shape_of(stacked));
 
         nb.section("3.6.2 Implementing multi-head attention with weight splits");
@@ -123,8 +135,15 @@ int main(int argc, char** argv) {
                 forward_source<MultiHeadAttention>());
         gen.manual_seed(123);
         const MultiHeadAttention mha(gen, d_in, d_out, context_length, 0.0, 2);
-        const auto context_vecs = mha.forward(batch);  // [B, T, d_out]
+        Tensor<4> attn_weights;  // [B, NH, T, T]
+        const auto context_vecs = mha.forward(batch, attn_weights);  // [B, T, d_out]
         nb.print(context_vecs);
+        if (figures.wanted()) {
+            std::vector<Heatmap> heads;
+            for (std::size_t h = 0; h < mha.num_heads; ++h)
+                heads.push_back(attention_heatmap("3.6.2 head " + std::to_string(h), Tensor<2>(xt::view(attn_weights.data, 0, h))));
+            figures.write("multihead_attention.png", heads);
+        }
         nb.print("context_vecs.shape:", shape_of(context_vecs));
 
         nb.code("# (b, num_heads, num_tokens, head_dim) = (1, 2, 3, 4)\n"

@@ -1,6 +1,7 @@
 // 3.3.1 A simple self-attention mechanism without trainable weights
 // 3.3.2 Computing attention weights for all input tokens
 #include "llmfs/nn/attention.hpp"
+#include "llmfs/app/attention_figure.hpp"
 #include "llmfs/app/cli.hpp"
 
 using namespace llmfs;
@@ -9,8 +10,10 @@ using namespace llmfs;
 static Tensor<1> softmax_naive(const Tensor<1>& x) { return exp(x) / sum(exp(x), 0); }
 
 int main(int argc, char** argv) {
+    AttentionFigures figures;  // --figure DIR: the attention weights as heatmaps
     return run_chapter(argc, argv, "3.3 Attending to different parts of the input with self-attention",
-                       [](Notebook& nb, Generator&) {
+                       [&](CLI::App& app) { figures.add_option(app); },
+                       [&](Notebook& nb, Generator&) {
         nb.section("3.3.1 A simple self-attention mechanism without trainable weights");
         nb.code("import torch\n"
                 "\n"
@@ -112,6 +115,7 @@ int main(int argc, char** argv) {
                 "print(attn_weights)");
         const auto attn_weights = softmax(attn_scores, -1);  // [T, T]
         nb.print(attn_weights);
+        figures.write("naive_attention.png", {attention_heatmap("3.3.2 softmax(inputs @ inputs.T)", attn_weights)});
 
         nb.code("row_2_sum = sum([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])\n"
                 "print(\"Row 2 sum:\", row_2_sum)\n"

@@ -3,13 +3,16 @@
 #include <cmath>
 
 #include "llmfs/nn/attention.hpp"
+#include "llmfs/app/attention_figure.hpp"
 #include "llmfs/app/cli.hpp"
 
 using namespace llmfs;
 
 int main(int argc, char** argv) {
+    AttentionFigures figures;  // --figure DIR: the attention weights as heatmaps
     return run_chapter(argc, argv, "3.4 Implementing self-attention with trainable weights",
-                       [](Notebook& nb, Generator& gen) {
+                       [&](CLI::App& app) { figures.add_option(app); },
+                       [&](Notebook& nb, Generator& gen) {
         nb.section("3.4.1 Computing the attention weights step by step");
         const Tensor<2> inputs = your_journey_inputs();  // [T=6, d_in=3]
         nb.code("x_2 = inputs[1] # second input element\n"
@@ -62,6 +65,8 @@ int main(int argc, char** argv) {
         const std::size_t d_k = keys.size(1);
         const auto attn_weights_2 = softmax(attn_scores_2 / std::pow(static_cast<double>(d_k), 0.5), -1);
         nb.print(attn_weights_2);
+        figures.write("scaled_attention.png",  // one query, "journey": a [1, T] row
+                      {attention_heatmap("3.4.1 scaled weights of query 2", Tensor<2>(xt::atleast_2d(attn_weights_2.data)), 1)});
 
         nb.code("context_vec_2 = attn_weights_2 @ values\n"
                 "print(context_vec_2)");

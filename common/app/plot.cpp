@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include <cstdlib>
@@ -108,7 +110,112 @@ void draw_panel(cairo_t* cr, const std::vector<float>& x, const Panel& panel, do
     cairo_restore(cr);
 }
 
+// matplotlib's viridis at 0, 0.25, 0.5, 0.75, 1, linearly between.
+void viridis(double t, double rgb[3]) {
+    static constexpr double stops[5][3] = {
+        {0.267, 0.005, 0.329}, {0.230, 0.322, 0.546}, {0.128, 0.567, 0.551}, {0.369, 0.789, 0.383}, {0.993, 0.906, 0.144}};
+    t = std::clamp(t, 0.0, 1.0) * 4;
+    const int i = std::min(3, static_cast<int>(t));
+    for (int c = 0; c < 3; ++c) rgb[c] = stops[i][c] + (t - i) * (stops[i + 1][c] - stops[i][c]);
+}
+
+// Margins around a heatmap's cells: labels left and below, title above.
+constexpr double kHeatLeft = 90, kHeatTop = 40, kHeatBottom = 90, kHeatRight = 20;
+
+void draw_heatmap(cairo_t* cr, const Heatmap& map, double ox, double cell, double vmax) {
+    const double left = ox + kHeatLeft, top = kHeatTop;
+    cairo_set_font_size(cr, 11);
+    for (std::size_t r = 0; r < map.rows; ++r) {
+        for (std::size_t c = 0; c < map.cols; ++c) {
+            const double v = map.values[r * map.cols + c];
+            double rgb[3];
+            viridis(v / vmax, rgb);
+            cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+            cairo_rectangle(cr, left + c * cell, top + r * cell, cell, cell);
+            cairo_fill(cr);
+            const double luminance = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
+            luminance > 0.5 ? cairo_set_source_rgb(cr, 0, 0, 0) : cairo_set_source_rgb(cr, 1, 1, 1);
+            text_centered(cr, fmt::format("{:.2f}", v), left + (c + 0.5) * cell, top + (r + 0.5) * cell);
+        }
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, left, top, map.cols * cell, map.rows * cell);
+    cairo_stroke(cr);
+    for (std::size_t r = 0; r < map.rows; ++r) {  // row labels, right-aligned against the cells
+        cairo_text_extents_t ext;
+        cairo_text_extents(cr, map.row_labels[r].c_str(), &ext);
+        cairo_move_to(cr, left - 6 - ext.width - ext.x_bearing, top + (r + 0.5) * cell - ext.height / 2 - ext.y_bearing);
+        cairo_show_text(cr, map.row_labels[r].c_str());
+    }
+    const double bottom = top + map.rows * cell;
+    for (std::size_t c = 0; c < map.cols; ++c) {  // column labels, turned 45 degrees
+        cairo_save(cr);
+        cairo_translate(cr, left + (c + 0.5) * cell, bottom + 8);
+        cairo_rotate(cr, M_PI / 4);
+        cairo_move_to(cr, 0, 4);
+        cairo_show_text(cr, map.col_labels[c].c_str());
+        cairo_restore(cr);
+    }
+    text_centered(cr, map.col_axis, left + map.cols * cell / 2, bottom + kHeatBottom - 12);
+    cairo_save(cr);
+    cairo_translate(cr, ox + 12, top + map.rows * cell / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    text_centered(cr, map.row_axis, 0, 0);
+    cairo_restore(cr);
+    cairo_set_font_size(cr, 13);
+    text_centered(cr, map.title, left + map.cols * cell / 2, top / 2);
+}
+
 }  // namespace
+
+void plot_heatmaps(const std::filesystem::path& png, const std::vector<Heatmap>& panels, int cell_px) {
+    if (panels.empty()) throw std::invalid_argument("plot_heatmaps: no heatmaps");
+    double vmax = 1, width = 0, height = 0;
+    for (const Heatmap& m : panels) {
+        if (m.rows == 0 || m.cols == 0 || m.values.size() != m.rows * m.cols || m.row_labels.size() != m.rows ||
+            m.col_labels.size() != m.cols)
+            throw std::invalid_argument(fmt::format("plot_heatmaps: '{}' is {} x {} with {} values, {} row and {} column labels",
+                                                    m.title, m.rows, m.cols, m.values.size(), m.row_labels.size(),
+                                                    m.col_labels.size()));
+        for (float v : m.values) vmax = std::max(vmax, static_cast<double>(v));
+        width += kHeatLeft + m.cols * cell_px + kHeatRight;
+        height = std::max(height, kHeatTop + m.rows * cell_px + kHeatBottom);
+    }
+    Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(width), static_cast<int>(height)),
+                    cairo_surface_destroy);
+    Context cr(cairo_create(surface.get()), cairo_destroy);
+    cairo_set_source_rgb(cr.get(), 1, 1, 1);
+    cairo_paint(cr.get());
+    cairo_select_font_face(cr.get(), "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    double ox = 0;
+    for (const Heatmap& m : panels) {
+        draw_heatmap(cr.get(), m, ox, cell_px, vmax);
+        ox += kHeatLeft + m.cols * cell_px + kHeatRight;
+    }
+    const cairo_status_t status = cairo_surface_write_to_png(surface.get(), png.c_str());
+    if (status != CAIRO_STATUS_SUCCESS)
+        throw std::runtime_error(fmt::format("cannot write the figure to {}: {} (choose a writable folder with --figure)",
+                                             png.string(), cairo_status_to_string(status)));
+}
+
+ImageSummary summarize_png(const std::filesystem::path& png) {
+    Surface surface(cairo_image_surface_create_from_png(png.c_str()), cairo_surface_destroy);
+    if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
+        throw std::runtime_error(fmt::format("cannot read the PNG {}: {}", png.string(),
+                                             cairo_status_to_string(cairo_surface_status(surface.get()))));
+    cairo_surface_flush(surface.get());
+    ImageSummary summary{cairo_image_surface_get_width(surface.get()), cairo_image_surface_get_height(surface.get()), 0};
+    const int stride = cairo_image_surface_get_stride(surface.get());
+    const unsigned char* data = cairo_image_surface_get_data(surface.get());
+    std::set<std::uint32_t> colours;
+    for (int y = 0; y < summary.height; ++y) {
+        const auto* row = reinterpret_cast<const std::uint32_t*>(data + static_cast<std::ptrdiff_t>(y) * stride);
+        colours.insert(row, row + summary.width);
+    }
+    summary.colours = colours.size();
+    return summary;
+}
 
 void plot_panels(const std::filesystem::path& png, const std::vector<float>& x, const std::vector<Panel>& panels,
                  int width_px, int height_px) {

@@ -24,4 +24,28 @@ std::filesystem::path default_figure_path(const std::string& file_name);
 void plot_panels(const std::filesystem::path& png, const std::vector<float>& x, const std::vector<Panel>& panels,
                  int width_px = 400, int height_px = 300);
 
+// One matrix drawn as a heatmap: rows (queries) down, columns (keys) across, each cell coloured
+// by its value (matplotlib's viridis, 0 = dark violet .. `vmax` = yellow) with the value written in.
+struct Heatmap {
+    std::string title;                    // "Causal attention weights"
+    std::size_t rows = 0, cols = 0;
+    std::vector<float> values;            // [rows, cols], row-major
+    std::vector<std::string> row_labels;  // one per row, left of it ("Your", "journey", ...)
+    std::vector<std::string> col_labels;  // one per column, below it
+    std::string row_axis = "query", col_axis = "key";
+};
+
+// Heatmaps side by side, one colour scale for all: 0 .. max(1, largest value). Throws
+// std::invalid_argument if a heatmap's values or labels do not match its shape, and
+// std::runtime_error naming the path if it cannot be written.
+void plot_heatmaps(const std::filesystem::path& png, const std::vector<Heatmap>& panels, int cell_px = 56);
+
+// What a test checks of a written figure: its size, and how many different colours it has (a
+// blank image has one). Throws std::runtime_error if the file is not a readable PNG.
+struct ImageSummary {
+    int width = 0, height = 0;
+    std::size_t colours = 0;
+};
+ImageSummary summarize_png(const std::filesystem::path& png);
+
 }  // namespace llmfs

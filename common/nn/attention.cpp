@@ -83,7 +83,7 @@ Tensor<3> CausalAttention::forward(const Tensor<3>& x) const {
 }
 
 Tensor<3> causal_attention_forward(const Linear& W_query, const Linear& W_key, const Linear& W_value, const Dropout& dropout,
-                                   const BoolArray<2>& mask, const Tensor<3>& x) {
+                                   const BoolArray<2>& mask, const Tensor<3>& x, Tensor<3>* attn_weights_out) {
     const std::size_t num_tokens = x.size(1);
     const auto keys = W_key(x);      // [B, T, d_out]
     const auto queries = W_query(x);  // [B, T, d_out]
@@ -92,7 +92,12 @@ Tensor<3> causal_attention_forward(const Linear& W_query, const Linear& W_key, c
     attn_scores = masked_fill(attn_scores, mask_for(mask, num_tokens), kNegInf);  // masked_fill_(mask, -inf)
     auto attn_weights = softmax(attn_scores / sqrt_dim(keys.size(-1)), -1);  // [B, T, T]
     attn_weights = dropout(attn_weights);
+    if (attn_weights_out) *attn_weights_out = attn_weights;
     return matmul(attn_weights, values);  // [B, T, d_out]
+}
+
+Tensor<3> CausalAttention::forward(const Tensor<3>& x, Tensor<3>& attn_weights) const {
+    return causal_attention_forward(W_query, W_key, W_value, dropout, mask, x, &attn_weights);
 }
 
 MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(Generator& gen, std::size_t d_in, std::size_t d_out,
@@ -126,17 +131,18 @@ MultiHeadAttention::MultiHeadAttention(Generator& gen, std::size_t d_in, std::si
 }
 
 Tensor<4> causal_attention(const Tensor<4>& queries, const Tensor<4>& keys, const Tensor<4>& values,
-                           const BoolArray<2>& mask, const Dropout& dropout) {
+                           const BoolArray<2>& mask, const Dropout& dropout, Tensor<4>* attn_weights_out) {
     auto attn_scores = matmul(queries, transpose(keys, 2, 3));                           // [B, NH, T, T]
     attn_scores = masked_fill(attn_scores, mask_for(mask, queries.size(2)), kNegInf);  // masked_fill_(mask_bool, -inf)
     auto attn_weights = softmax(attn_scores / sqrt_dim(keys.size(-1)), -1);
     attn_weights = dropout(attn_weights);
+    if (attn_weights_out) *attn_weights_out = attn_weights;
     return matmul(attn_weights, values);  // [B, NH, T, hs]
 }
 
 template <>
 SourceLine forward_source<MultiHeadAttention>() { return {__FILE__, __LINE__ + 1, "MultiHeadAttention::forward"}; }
-Tensor<3> MultiHeadAttention::forward(const Tensor<3>& x) const {
+Tensor<3> MultiHeadAttention::forward(const Tensor<3>& x, Tensor<4>& attn_weights) const {
     const std::size_t b = x.size(0), num_tokens = x.size(1);
     const std::array<std::size_t, 4> split{b, num_tokens, num_heads, head_dim};
     // (b, T, d_out) -> (b, T, NH, hs) -> (b, NH, T, hs)
@@ -144,9 +150,14 @@ Tensor<3> MultiHeadAttention::forward(const Tensor<3>& x) const {
     const auto queries = transpose(view(W_query(x), split), 1, 2);
     const auto values = transpose(view(W_value(x), split), 1, 2);
 
-    const auto context_vec = transpose(causal_attention(queries, keys, values, mask, dropout), 1, 2);  // [B, T, NH, hs]
+    const auto context_vec = transpose(causal_attention(queries, keys, values, mask, dropout, &attn_weights), 1, 2);  // [B, T, NH, hs]
     // context_vec.contiguous().view(b, num_tokens, self.d_out)
     return out_proj(view(context_vec, std::array<std::size_t, 3>{b, num_tokens, d_out}));
+}
+
+Tensor<3> MultiHeadAttention::forward(const Tensor<3>& x) const {
+    Tensor<4> unused;
+    return forward(x, unused);
 }
 
 std::size_t MultiHeadAttention::num_parameters() const {

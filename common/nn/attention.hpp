@@ -40,12 +40,15 @@ struct CausalAttention {
     CausalAttention(Generator& gen, std::size_t d_in, std::size_t d_out, std::size_t context_length,
                     double dropout, bool qkv_bias = false);
     Tensor<3> forward(const Tensor<3>& x) const;  // x [B, T, d_in] -> [B, T, d_out]
+    // The same, also handing out the attention weights [B, T, T] it used (after dropout).
+    Tensor<3> forward(const Tensor<3>& x, Tensor<3>& attn_weights) const;
 };
 
 // CausalAttention.forward's body for any projections and mask [>= T, >= T] (true = masked): the
 // buffers notebook's classes (buffers.hpp) run it with their float mask's .bool().
+// attn_weights_out, if given, receives the weights [B, T, T] (after dropout).
 Tensor<3> causal_attention_forward(const Linear& W_query, const Linear& W_key, const Linear& W_value, const Dropout& dropout,
-                                   const BoolArray<2>& mask, const Tensor<3>& x);
+                                   const BoolArray<2>& mask, const Tensor<3>& x, Tensor<3>* attn_weights_out = nullptr);
 
 // 3.6.1: several CausalAttention heads, outputs concatenated
 struct MultiHeadAttentionWrapper {
@@ -57,8 +60,9 @@ struct MultiHeadAttentionWrapper {
 
 // The core of the multi-head classes, per head: softmax((Q K^T).masked_fill(mask, -inf) / sqrt(hs))
 // with dropout, then @ V.  queries, keys, values [B, NH, T, hs] -> [B, NH, T, hs]
+// attn_weights_out, if given, receives the weights [B, NH, T, T] (after dropout).
 Tensor<4> causal_attention(const Tensor<4>& queries, const Tensor<4>& keys, const Tensor<4>& values,
-                           const BoolArray<2>& mask, const Dropout& dropout);
+                           const BoolArray<2>& mask, const Dropout& dropout, Tensor<4>* attn_weights_out = nullptr);
 
 // 3.6.2: one set of projections split into heads, then an output projection
 struct MultiHeadAttention {
@@ -71,6 +75,8 @@ struct MultiHeadAttention {
     MultiHeadAttention(Generator& gen, std::size_t d_in, std::size_t d_out, std::size_t context_length,
                        double dropout, std::size_t num_heads, bool qkv_bias = false, Init init = Init::draw);
     Tensor<3> forward(const Tensor<3>& x) const;  // x [B, T, d_in] -> [B, T, d_out]
+    // The same, also handing out each head's attention weights [B, NH, T, T] (after dropout).
+    Tensor<3> forward(const Tensor<3>& x, Tensor<4>& attn_weights) const;
     void train(bool on) { dropout.train(on); }
     std::size_t num_parameters() const;
 };

@@ -1,0 +1,43 @@
+// The figures: written, of the expected size, and not blank; bad shapes refused with a message.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "llmfs/app/attention_figure.hpp"
+#include "llmfs/app/plot.hpp"
+#include "llmfs/torch/ops.hpp"
+#include "test_support.hpp"
+
+using namespace llmfs;
+
+TEST_CASE("plot_heatmaps: the causal mask's triangle, size from the cells, many colours") {
+    const llmfs::testing::TempDir dir("llmfs_plot_test");
+    const std::filesystem::path png = dir.path / "causal.png";
+    const Tensor<2> weights = softmax(masked_fill(Tensor<2>(xt::zeros<float>({6, 6})), causal_mask(6), kNegInf), -1);
+    plot_heatmaps(png, {attention_heatmap("causal", weights), attention_heatmap("one row", weights, 0)}, 40);
+    const ImageSummary image = summarize_png(png);
+    CHECK(image.width == 2 * (90 + 6 * 40 + 20));  // two panels: margins plus 6 cells of 40 px
+    CHECK(image.height == 40 + 6 * 40 + 90);
+    CHECK(image.colours > 50);  // cells of several colours, text anti-aliased: far from blank
+}
+
+TEST_CASE("plot_heatmaps and attention_heatmap refuse shapes that do not fit") {
+    Heatmap bad;
+    bad.title = "bad";
+    bad.rows = 2;
+    bad.cols = 2;
+    bad.values = {1, 2, 3};
+    CHECK_THROWS_WITH(plot_heatmaps("/nonexistent/x.png", {bad}), Catch::Contains("'bad' is 2 x 2 with 3 values"));
+    CHECK_THROWS_WITH(plot_heatmaps("/nonexistent/x.png", {}), Catch::Contains("no heatmaps"));
+    CHECK_THROWS_AS(attention_heatmap("too wide", Tensor<2>(xt::zeros<float>({1, 7}))), ShapeError);
+    CHECK_THROWS_WITH(summarize_png("/nonexistent/x.png"), Catch::Contains("cannot read the PNG /nonexistent/x.png"));
+}
+
+TEST_CASE("plot_heatmaps into a folder that cannot be written: a message naming the path") {
+    Heatmap one;
+    one.title = "one";
+    one.rows = one.cols = 1;
+    one.values = {0.5f};
+    one.row_labels = one.col_labels = {"Your"};
+    CHECK_THROWS_WITH(plot_heatmaps("/nonexistent/dir/x.png", {one}), Catch::Contains("cannot write the figure to /nonexistent/dir/x.png"));
+}
