@@ -1,14 +1,18 @@
 // llmfs-bench: how long the expensive steps take, for the README's performance table and for
 // spotting regressions (benchmarks, not timed tests).
 //   llmfs-bench [--model NAME] [--repeat N]     tokenizer load, model build, forward, generation
-//   llmfs-bench mha --batch B --tokens T --dim D --heads H [--json]
-//                                               causal multi-head attention, one line per variant
+//   llmfs-bench mha --batch B --tokens T --dim D --heads H [--json] [--figure PNG] [--pytorch JSON]
+//                                               causal multi-head attention, one line per variant of
+//                                               the book's MHA notebook, PyTorch's time beside
 //   llmfs-bench generate [--tokens N] [--kv-cache] [--load N] [--json]
 //                                               build, prompt, decode tokens/s, peak RSS, bandwidth;
 //                                               with --load, decode again beside N busy processes
 // Each timing is over --repeat runs; the median is reported (the best too in the first form).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
 #include <functional>
 #include <optional>
 #include <iostream>
@@ -30,6 +34,8 @@
 #include "llmfs/nn/gpt.hpp"
 #include "llmfs/fast/kernels.hpp"
 #include "llmfs/nn/fast_multihead_attention.hpp"
+#include "llmfs/nn/mha_variants.hpp"
+#include "llmfs/app/plot.hpp"
 #include "llmfs/nn/kv_cache.hpp"
 #include "llmfs/fast/memory.hpp"
 #include "llmfs/fast/thread_pool.hpp"
@@ -89,13 +95,37 @@ struct MhaOptions {
     std::size_t batch = 8, tokens = 1024, dim = 768, heads = 12;
     int repeat = 3;
     bool json = false;
+    std::string figure;   // --figure PATH: the bar chart
+    std::string pytorch;  // --pytorch FILE: tools/bench_pytorch.py mha --json's times, shown beside
 };
 
+// PyTorch's time per variant label, from tools/bench_pytorch.py mha --json (NaN where absent).
+std::map<std::string, double> read_pytorch_times(const std::string& path, const MhaOptions& o) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open " + path + " (make it with: /usr/bin/python3 tools/bench_pytorch.py mha --book BOOK --json > " + path + ")");
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.contains("variants") || !j["variants"].is_array())
+        throw std::runtime_error(path + " is not the JSON of tools/bench_pytorch.py mha --json");
+    for (const char* key : {"batch", "tokens", "dim", "heads"}) {
+        const std::size_t mine = key[0] == 'b' ? o.batch : key[0] == 't' ? o.tokens : key[0] == 'd' ? o.dim : o.heads;
+        if (!j.contains(key) || !j[key].is_number_unsigned() || j[key].get<std::size_t>() != mine)
+            throw std::runtime_error(fmt::format("{} was measured with another {} than --{} {}", path, key, key, mine));
+    }
+    std::map<std::string, double> times;
+    for (const auto& v : j["variants"])
+        if (v.contains("name") && v["name"].is_string() && v.contains("ms") && v["ms"].is_number())
+            times[v["name"].get<std::string>()] = v["ms"].get<double>();
+    return times;
+}
+
 // The variants of the bonus notebook "Comparing Efficient Multi-Head Attention Implementations"
-// that run on a CPU without PyTorch's fused kernels, plus this project's fastest.
+// (ch03/02_bonus_efficient-multihead-attention), under the notebook's labels, each the small class
+// of common/nn/attention.hpp or mha_variants.hpp, plus this project's fast path. All causal, no
+// dropout, as the notebook runs them.
 int mha(const MhaOptions& o) {
     if (o.heads == 0 || o.dim % o.heads != 0)
         throw std::invalid_argument(fmt::format("--dim {} must be divisible by --heads {}", o.dim, o.heads));
+    const std::map<std::string, double> pytorch = o.pytorch.empty() ? std::map<std::string, double>{} : read_pytorch_times(o.pytorch, o);
     Generator gen;
     gen.manual_seed(123);
     const Tensor<3> x = rand<3>(gen, {o.batch, o.tokens, o.dim});  // torch.rand(B, T, D)
@@ -106,26 +136,58 @@ int mha(const MhaOptions& o) {
     MultiHeadAttentionWrapper wrapper(gen, o.dim, hs, o.tokens, 0.0, o.heads);
     MultiHeadAttention chapter3(gen, o.dim, o.dim, o.tokens, 0.0, o.heads);
     MultiHeadAttentionCombinedQKV combined(gen, o.dim, o.dim, o.heads, o.tokens, 0.0);
+    const MHAEinsum einsum(gen, o.dim, o.dim, o.tokens, o.heads);
+    const MHAPyTorchSDPA sdpa_causal(gen, o.dim, o.dim, o.heads, o.tokens, MHAPyTorchSDPA::Mask::is_causal);
+    const MHAPyTorchSDPA sdpa_mask(gen, o.dim, o.dim, o.heads, o.tokens, MHAPyTorchSDPA::Mask::explicit_mask);
+    const MHAPyTorchClass torch_layout(gen, o.dim, o.dim, o.heads, o.tokens);
     chapter3.train(false);
     const FastMultiHeadAttention fast(chapter3);
     const std::vector<std::pair<std::string, std::function<void()>>> variants{
-        {"1) CausalAttention MHA wrapper class from chapter 3", [&] { wrapper.forward(x); }},
-        {"2) The multi-head attention class from chapter 3", [&] { chapter3.forward(x); }},
-        {"3) An alternative multi-head attention with combined weights", [&] { combined.forward(x); }},
-        {"4) llmfs fast path (stacked QKV GEMM, masked half skipped)", [&] { fast.forward(x.data); }},
+        {"1) MHA wrapper class", [&] { wrapper.forward(x); }},
+        {"2) MHA Ch03", [&] { chapter3.forward(x); }},
+        {"3) MHA with combined QKV weights", [&] { combined.forward(x); }},
+        {"4) MHA with Einsum", [&] { einsum.forward(x); }},
+        {"5) MHA with PyTorch scaled_dot_product_attention", [&] { sdpa_causal.forward(x); }},
+        {"6) PyTorch's SDPA, no FlashAttention", [&] { sdpa_mask.forward(x); }},
+        {"8) PyTorch MHA with need_weights=False", [&] { torch_layout.forward(x); }},
+        {"llmfs fast path (masked half skipped)", [&] { fast.forward(x.data); }},
     };
     nlohmann::json report = {{"batch", o.batch}, {"tokens", o.tokens}, {"dim", o.dim}, {"heads", o.heads},
                              {"gflop", flop / 1e9}, {"repeat", o.repeat}, {"variants", nlohmann::json::array()}};
+    std::vector<std::string> labels;
+    BarSeries ours{"llmfs", {}}, theirs{"PyTorch (tools/bench_pytorch.py mha)", {}};
     for (const auto& [name, run] : variants) {
         const double ms = median(time_runs(o.repeat, run)) * 1e3;
         const double gflops = flop / (ms / 1e3) / 1e9;
+        const auto it = pytorch.find(name);
+        const double torch_ms = it == pytorch.end() ? std::nan("") : it->second;
+        labels.push_back(name);
+        ours.values.push_back(ms);
+        theirs.values.push_back(torch_ms);
         if (o.json) {
-            report["variants"].push_back({{"name", name}, {"ms", ms}, {"gflop_per_s", gflops}});
+            nlohmann::json v = {{"name", name}, {"ms", ms}, {"gflop_per_s", gflops}};
+            if (std::isfinite(torch_ms)) v["pytorch_ms"] = torch_ms;
+            report["variants"].push_back(v);
         } else {
-            std::cout << fmt::format("{}: {:.1f} ms ({:.1f} GFLOP/s)", name, ms, gflops) << std::endl;
+            std::string line = fmt::format("{}: {:.1f} ms ({:.1f} GFLOP/s)", name, ms, gflops);
+            if (!pytorch.empty())
+                line += std::isfinite(torch_ms) ? fmt::format("; PyTorch {:.1f} ms ({:.1f}x)", torch_ms, torch_ms / ms) : "; PyTorch: n/a";
+            std::cout << line << std::endl;
         }
     }
-    if (o.json) std::cout << report.dump(2) << "\n";
+    if (o.json) {
+        std::cout << report.dump(2) << "\n";
+    } else {
+        std::cout << "not on a CPU: 7) need_weights=True (the same attention, plus head-averaged weights; not timed here),\n"
+                     "9) FlexAttention (PyTorch >= 2.5 on CUDA), and the notebook's torch.compile timings (CUDA)\n";
+    }
+    if (!o.figure.empty()) {
+        std::vector<BarSeries> series{ours};
+        if (!pytorch.empty()) series.push_back(theirs);
+        plot_bars(o.figure, fmt::format("Causal MHA forward, {} x {} x {}, {} heads", o.batch, o.tokens, o.dim, o.heads), "ms",
+                  labels, series);
+        std::cerr << "bar chart written to " << o.figure << "\n";
+    }
     return 0;
 }
 
@@ -320,6 +382,10 @@ int main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::Range(1, 100));
     mha_cmd->add_flag("--json", mha_opt.json, "print one JSON object instead");
+    mha_cmd->add_option("--figure", mha_opt.figure, "also draw the times as a bar chart (PNG) at this path");
+    mha_cmd->add_option("--pytorch", mha_opt.pytorch,
+                        "show PyTorch's time beside each variant, from this JSON file (made on the same machine by\n"
+                        "/usr/bin/python3 tools/bench_pytorch.py mha --book BOOK --json)");
 
     GenerateOptions gen_opt;
     auto* gen_cmd = app.add_subcommand("generate", "build time, prompt time, decode tokens/s, peak RSS, memory bandwidth");

@@ -3,6 +3,7 @@
     /usr/bin/python3 tools/bench_pytorch.py build                 # torch.manual_seed(123); GPTModel(GPT_CONFIG_124M)
     /usr/bin/python3 tools/bench_pytorch.py generate [--tokens N] [--kv-cache] [--load N]
     /usr/bin/python3 tools/bench_pytorch.py mha [--batch B --tokens T --dim D --heads H]
+    /usr/bin/python3 tools/bench_pytorch.py mha --book BOOK [--json]   # the MHA notebook's own variants
     /usr/bin/time -f "%e s" /usr/bin/python3 tools/bench_pytorch.py generate --tokens 50   # whole process
 
 It runs the book's own classes (tests/goldens/ch04_reference.py, ch03_reference.py and the KV-cache
@@ -96,7 +97,53 @@ def decode_once(args, label):
           f"({args.tokens} new tokens in {total:.2f} s, {'KV cache' if args.kv_cache else 'no cache'})")
 
 
+def mha_notebook(args):
+    """The bonus notebook ch03/02_bonus_efficient-multihead-attention/mha-implementations.ipynb, from
+    a checkout of the book: its setup and class cells run as they stand (cell 3 makes the input,
+    torch.randn(8, 1024, 768) on the CPU; each construction cell runs one forward, the warm-up),
+    then its `functions` dict (cell 59, the notebook's labels) is timed as its CPU %timeit cell
+    calls it: grad mode on, training mode, dropout 0.0. PyTorch 1.13 has no
+    F.scaled_dot_product_attention (2.0+): variants 5 and 6 then run through 1.13's private
+    F._scaled_dot_product_attention (its math kernel, the same boolean-mask convention), marked
+    "stand_in" in the JSON. FlexAttention (9) needs PyTorch >= 2.5 on CUDA and is not defined."""
+    import json
+    import torch.nn.functional as F
+    if (args.batch, args.tokens, args.dim, args.heads) != (8, 1024, 768, 12):
+        raise SystemExit("--book runs the notebook's own sizes: --batch 8 --tokens 1024 --dim 768 --heads 12")
+    path = os.path.join(args.book, "ch03", "02_bonus_efficient-multihead-attention", "mha-implementations.ipynb")
+    cells = ["".join(c["source"]) for c in json.load(open(path, encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    stand_in = not hasattr(F, "scaled_dot_product_attention")
+    if stand_in:
+        F.scaled_dot_product_attention = lambda q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False: \
+            F._scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, False, is_causal)[0]
+    ns = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(sys.stderr):  # the cells' own prints (shapes, versions)
+        for src in cells:
+            if "functions = {" in src:
+                exec(compile(src, "<functions cell>", "exec"), ns)
+                break
+            if not src.lstrip().startswith(("# pip", "!", "%")) and "%timeit" not in src:
+                exec(compile(src, "<notebook cell>", "exec"), ns)
+    x = ns["embeddings"]
+    flop = 2.0 * args.batch * args.tokens * args.dim * args.dim * 4 + 4.0 * args.batch * args.tokens ** 2 * args.dim
+    report = {"batch": args.batch, "tokens": args.tokens, "dim": args.dim, "heads": args.heads,
+              "torch": torch.__version__, "threads": torch.get_num_threads(), "variants": []}
+    for label, fn in ns["functions"].items():
+        seconds = median_time(args.repeat, lambda: fn(x))
+        entry = {"name": label, "ms": seconds * 1e3}
+        if stand_in and label.startswith(("5)", "6)")):
+            entry["stand_in"] = "F._scaled_dot_product_attention (PyTorch 1.13)"
+        report["variants"].append(entry)
+        if not args.json:
+            print(f"{label}: {seconds * 1e3:.1f} ms ({flop / seconds / 1e9:.1f} GFLOP/s)"
+                  + (" [1.13 stand-in for F.scaled_dot_product_attention]" if "stand_in" in entry else ""))
+    if args.json:
+        print(json.dumps(report, indent=2))
+
+
 def mha(args):
+    if args.book:
+        return mha_notebook(args)
     torch.manual_seed(123)
     x = torch.rand(args.batch, args.tokens, args.dim)
     hs = args.dim // args.heads
@@ -129,6 +176,8 @@ def main():
     p.add_argument("--dim", type=int, default=768)
     p.add_argument("--heads", type=int, default=12)
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--book", help="a checkout of rasbt/LLMs-from-scratch: time the MHA notebook's own variants")
+    p.add_argument("--json", action="store_true", help="with --book: one JSON object, for llmfs-bench mha --pytorch")
     args = parser.parse_args()
     {"build": build, "generate": generate, "mha": mha}[args.command](args)
 

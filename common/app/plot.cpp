@@ -199,6 +199,70 @@ void plot_heatmaps(const std::filesystem::path& png, const std::vector<Heatmap>&
                                              png.string(), cairo_status_to_string(status)));
 }
 
+void plot_bars(const std::filesystem::path& png, const std::string& title, const std::string& unit,
+               const std::vector<std::string>& labels, const std::vector<BarSeries>& series) {
+    if (labels.empty() || series.empty()) throw std::invalid_argument("plot_bars: nothing to draw");
+    double vmax = 0;
+    for (const BarSeries& s : series) {
+        if (s.values.size() != labels.size())
+            throw std::invalid_argument(fmt::format("plot_bars: series '{}' has {} values for {} labels", s.name, s.values.size(), labels.size()));
+        for (double v : s.values)
+            if (std::isfinite(v)) vmax = std::max(vmax, v);
+    }
+    if (vmax <= 0) vmax = 1;
+    constexpr double kLeft = 330, kRight = 130, kTop = 50, kBar = 18, kGap = 14, kBottom = 40;
+    const double row = kBar * static_cast<double>(series.size()) + kGap, width = 900;
+    const double height = kTop + row * static_cast<double>(labels.size()) + kBottom + 18 * static_cast<double>(series.size());
+    Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(width), static_cast<int>(height)),
+                    cairo_surface_destroy);
+    Context ctx(cairo_create(surface.get()), cairo_destroy);
+    cairo_t* cr = ctx.get();
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    static constexpr double colours[][3] = {{0.12, 0.47, 0.71}, {1.0, 0.50, 0.05}, {0.17, 0.63, 0.17}, {0.84, 0.15, 0.16}};
+    const double span = width - kLeft - kRight;
+    cairo_set_font_size(cr, 12);
+    for (std::size_t j = 0; j < labels.size(); ++j) {
+        const double y0 = kTop + row * static_cast<double>(j);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_text_extents_t ext;
+        cairo_text_extents(cr, labels[j].c_str(), &ext);
+        cairo_move_to(cr, kLeft - 8 - ext.width - ext.x_bearing, y0 + row / 2 - kGap / 2 - ext.height / 2 - ext.y_bearing);
+        cairo_show_text(cr, labels[j].c_str());
+        for (std::size_t i = 0; i < series.size(); ++i) {
+            const double v = series[i].values[j], y = y0 + kBar * static_cast<double>(i);
+            const auto& c = colours[i % 4];
+            std::string text = "n/a";
+            if (std::isfinite(v)) {
+                cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+                cairo_rectangle(cr, kLeft, y + 2, span * v / vmax, kBar - 4);
+                cairo_fill(cr);
+                text = fmt::format("{:.0f} {}", v, unit);
+            }
+            cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+            cairo_move_to(cr, kLeft + (std::isfinite(v) ? span * v / vmax : 0) + 6, y + kBar - 5);
+            cairo_show_text(cr, text.c_str());
+        }
+    }
+    const double legend = kTop + row * static_cast<double>(labels.size()) + 10;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const auto& c = colours[i % 4];
+        cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+        cairo_rectangle(cr, kLeft, legend + 18 * static_cast<double>(i), 14, 12);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_move_to(cr, kLeft + 20, legend + 18 * static_cast<double>(i) + 11);
+        cairo_show_text(cr, series[i].name.c_str());
+    }
+    cairo_set_font_size(cr, 14);
+    text_centered(cr, title, width / 2, kTop / 2);
+    const cairo_status_t status = cairo_surface_write_to_png(surface.get(), png.c_str());
+    if (status != CAIRO_STATUS_SUCCESS)
+        throw std::runtime_error(fmt::format("cannot write the figure to {}: {} (choose a writable path with --figure)",
+                                             png.string(), cairo_status_to_string(status)));
+}
+
 ImageSummary summarize_png(const std::filesystem::path& png) {
     Surface surface(cairo_image_surface_create_from_png(png.c_str()), cairo_surface_destroy);
     if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)

@@ -40,6 +40,16 @@ struct Heatmap {
 // std::runtime_error naming the path if it cannot be written.
 void plot_heatmaps(const std::filesystem::path& png, const std::vector<Heatmap>& panels, int cell_px = 56);
 
+// A horizontal bar chart, one row per label and one bar per series in each row (the MHA notebook's
+// chart of forward times): series[i].values[j] is label j's value in series i; NaN = no bar
+// ("n/a"). Each bar is labelled with its value and the unit.
+struct BarSeries {
+    std::string name;  // "llmfs", "PyTorch 1.13"
+    std::vector<double> values;
+};
+void plot_bars(const std::filesystem::path& png, const std::string& title, const std::string& unit,
+               const std::vector<std::string>& labels, const std::vector<BarSeries>& series);
+
 // What a test checks of a written figure: its size, and how many different colours it has (a
 // blank image has one). Throws std::runtime_error if the file is not a readable PNG.
 struct ImageSummary {

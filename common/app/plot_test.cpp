@@ -1,6 +1,7 @@
 // The figures: written, of the expected size, and not blank; bad shapes refused with a message.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 
 #include "llmfs/app/attention_figure.hpp"
@@ -40,4 +41,17 @@ TEST_CASE("plot_heatmaps into a folder that cannot be written: a message naming 
     one.values = {0.5f};
     one.row_labels = one.col_labels = {"Your"};
     CHECK_THROWS_WITH(plot_heatmaps("/nonexistent/dir/x.png", {one}), Catch::Contains("cannot write the figure to /nonexistent/dir/x.png"));
+}
+
+TEST_CASE("plot_bars: one row per label, a bar per series, n/a where a value is missing") {
+    const llmfs::testing::TempDir dir("llmfs_plot_test");
+    const std::filesystem::path png = dir.path / "bars.png";
+    plot_bars(png, "times", "ms", {"1) wrapper", "2) Ch03", "fast path"},
+              {{"llmfs", {100, 80, 30}}, {"PyTorch", {300, 250, std::nan("")}}});
+    const ImageSummary image = summarize_png(png);
+    CHECK(image.width == 900);
+    CHECK(image.height > 200);
+    CHECK(image.colours > 20);
+    CHECK_THROWS_WITH(plot_bars(png, "t", "ms", {"a", "b"}, {{"llmfs", {1}}}), Catch::Contains("series 'llmfs' has 1 values for 2 labels"));
+    CHECK_THROWS_WITH(plot_bars(png, "t", "ms", {}, {}), Catch::Contains("nothing to draw"));
 }
