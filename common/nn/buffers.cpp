@@ -73,7 +73,8 @@ void CausalAttentionWithoutBuffers::load_state_dict(const StateDict& state) {
                           " from checkpoint, the shape in current model is " + format_size(e.shape) + ".";
         }
     }
-    for (const auto& [name, value] : state) {
+    for (const auto& entry : state) {  // (not a structured binding: C++17 lambdas cannot capture one)
+        const std::string& name = entry.first;
         if (std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; }))
             unexpected += (unexpected.empty() ? "\"" : ", \"") + name + "\"";
     }
