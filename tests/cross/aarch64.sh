@@ -54,13 +54,17 @@ mkdir -p "$outcomes"
 selection=(-L unit)
 # ch04_exercise_4_2 builds all four GPT-2 sizes (about 110 s a run under qemu) and draws no dropout
 # and multiplies no matrices: its mkl and default goldens are one file. It runs once here.
+# The same holds for the eval-mode generation programs (ch04_kv_cache, ch04_kv_cache_optimized,
+# ch04_gpt_script: 1 to 2 minutes a run here): their mkl run stays. And the book's no-cache
+# equivalence case of kv_cache_optimized_test runs chapter 4's teaching forward 30 times at 124M
+# (about 5 minutes here); ch04_gpt's golden covers that path.
 # Left out, besides: the tests whose own process starts the programs (above); the classroom tests
 # (each builds a hand-out or a student's tree with cmake: a second cross-build); the fuzz tests
 # (thousands of parser runs: the x86 sanitizer build runs them; under qemu they would take longer
 # than everything else here together); and the --annotate and command-line tests (labels cli and
 # tool), which print the numbers the golden tests check, around the notebook's cells: under qemu
 # each ch04 program runs 50 to 100 times slower, and .ci/run keeps to its time budget.
-[[ $what == all ]] && selection=(-L '^(unit|golden|sources)$' -E '^(golden, this CPU.s BLAS: ch04_exercise_4_2 --bernoulli default)')
+[[ $what == all ]] && selection=(-L '^(unit|golden|sources)$' -E '^(golden, this CPU.s BLAS: (ch04_exercise_4_2|ch04_kv_cache|ch04_kv_cache_optimized|ch04_gpt_script) --bernoulli default|kv_cache_optimized: ?tests.py test_gpt_model_equivalence_not_cached.*)$')
 status=0
 ctest --test-dir build-aarch64 --output-on-failure --timeout 900 "${selection[@]}" || status=$?
 
