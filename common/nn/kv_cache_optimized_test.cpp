@@ -15,33 +15,13 @@
 #include <xtensor/xrandom.hpp>
 
 #include "llmfs/nn/kv_cache.hpp"
+#include "llmfs/nn/tiny_gpt_test_support.hpp"
 #include "llmfs/nn/kv_cache_optimized.hpp"
 
 using namespace llmfs;
+using testing::EvalModel;
 
 namespace {
-
-GPTConfig tiny(std::size_t context_length = 16) {
-    GPTConfig c;
-    c.vocab_size = 50;
-    c.context_length = context_length;
-    c.emb_dim = 16;
-    c.n_heads = 2;
-    c.n_layers = 2;
-    return c;
-}
-
-// torch.manual_seed(seed); model = GPTModel(cfg); model.eval()
-struct EvalModel {
-    Generator gen;
-    GPTModel model;
-    EvalModel(std::uint64_t seed, const GPTConfig& cfg) : model((gen.manual_seed(seed), gen), cfg) { model.train(false); }
-};
-
-IdArray<2> prompt(std::size_t batch, std::size_t length, std::uint64_t seed, std::size_t vocab) {
-    xt::random::seed(seed);
-    return xt::random::randint<std::int64_t>({batch, length}, 0, static_cast<std::int64_t>(vocab));
-}
 
 IdArray<2> columns(const IdArray<2>& ids, std::size_t from, std::size_t to) {
     return xt::eval(xt::view(ids, xt::all(), xt::range(from, to)));
@@ -60,8 +40,8 @@ std::vector<std::int64_t> row0(const IdArray<2>& ids) {
 }  // namespace
 
 TEST_CASE("a window as large as the text: the plain cache's logits, chunk by chunk or token by token") {
-    const EvalModel m(123, tiny());
-    const IdArray<2> ids = prompt(2, 12, 4, 50);
+    const EvalModel m(123, testing::tiny_gpt());
+    const IdArray<2> ids = testing::random_prompt(2, 12, 4, 50);
     KVCache plain(m.model.cfg, 2, 16);
     const Array<3> expected = forward_cached(m.model, ids, plain);  // [2, 12, V]
 
@@ -82,11 +62,11 @@ TEST_CASE("a sliding window: each token sees the last W keys, at its own positio
     // one-layer model a key depends on its token and position only, so filling a fresh cache with
     // those tokens at their positions gives the same keys; token p's logits must match. (With more
     // layers a key also depends on the window its token saw; tests.py's cases below cover that.)
-    GPTConfig one_layer = tiny();
+    GPTConfig one_layer = testing::tiny_gpt();
     one_layer.n_layers = 1;
     const EvalModel m(7, one_layer);
     const std::size_t W = 4;
-    const IdArray<2> ids = prompt(1, 11, 9, 50);
+    const IdArray<2> ids = testing::random_prompt(1, 11, 9, 50);
     WindowKVCache cache(m.model.cfg, 1, W);
     for (std::size_t p = 0; p < 11; ++p) {
         INFO("position " << p);
@@ -103,23 +83,23 @@ TEST_CASE("a sliding window: each token sees the last W keys, at its own positio
 }
 
 TEST_CASE("the window's errors: a chunk larger than the window, a position past the context") {
-    const EvalModel m(1, tiny(8));
+    const EvalModel m(1, testing::tiny_gpt(8));
     WindowKVCache cache(m.model.cfg, 1, 3);
-    CHECK_THROWS_WITH(forward_window(m.model, prompt(1, 4, 1, 50), cache),
+    CHECK_THROWS_WITH(forward_window(m.model, testing::random_prompt(1, 4, 1, 50), cache),
                       Catch::Contains("Input chunk size (4) exceeds KV cache window size (3)"));
-    for (int i = 0; i < 8; ++i) forward_window(m.model, prompt(1, 1, i, 50), cache);
-    CHECK_THROWS_WITH(forward_window(m.model, prompt(1, 1, 1, 50), cache),
+    for (int i = 0; i < 8; ++i) forward_window(m.model, testing::random_prompt(1, 1, i, 50), cache);
+    CHECK_THROWS_WITH(forward_window(m.model, testing::random_prompt(1, 1, 1, 50), cache),
                       Catch::Contains("Position embedding overflow: want to read position 9, past the context length 8"));
     CHECK_THROWS_WITH(WindowKVCache(m.model.cfg, 1, 0), Catch::Contains("a window of 0 slots"));
     // generation clamps instead: 5 prompt tokens + min(10, 8 - 5)
-    CHECK(generate_text_simple_cached_window(m.model, prompt(1, 5, 2, 50), 10, 3).shape()[1] == 8);
+    CHECK(generate_text_simple_cached_window(m.model, testing::random_prompt(1, 5, 2, 50), 10, 3).shape()[1] == 8);
 }
 
 TEST_CASE("a batch of another size reallocates the cache, as the script does") {
-    const EvalModel m(3, tiny());
+    const EvalModel m(3, testing::tiny_gpt());
     WindowKVCache cache(m.model.cfg, 1, 6);
-    forward_window(m.model, prompt(1, 4, 1, 50), cache);
-    const IdArray<2> two = prompt(2, 3, 2, 50);
+    forward_window(m.model, testing::random_prompt(1, 4, 1, 50), cache);
+    const IdArray<2> two = testing::random_prompt(2, 3, 2, 50);
     const Array<3> got = forward_window(m.model, two, cache);
     CHECK(cache.batch() == 2);
     CHECK(cache.ptr_cur == 3);

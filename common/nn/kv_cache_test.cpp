@@ -11,40 +11,23 @@
 #include <xtensor/xrandom.hpp>
 
 #include "llmfs/nn/kv_cache.hpp"
+#include "llmfs/nn/tiny_gpt_test_support.hpp"
 
 using namespace llmfs;
+using testing::EvalModel;
 
 namespace {
 
 GPTConfig tiny(std::size_t context_length = 16) {
-    GPTConfig c;
-    c.vocab_size = 50;
-    c.context_length = context_length;
-    c.emb_dim = 16;
-    c.n_heads = 2;
-    c.n_layers = 2;
-    c.qkv_bias = true;  // exercise the bias path too
-    return c;
+    return testing::tiny_gpt(context_length, /*qkv_bias=*/true);  // exercise the bias path too
 }
-
-IdArray<2> prompt(std::size_t batch, std::size_t length, std::uint64_t seed, std::size_t vocab) {
-    xt::random::seed(seed);
-    return xt::random::randint<std::int64_t>({batch, length}, 0, static_cast<std::int64_t>(vocab));
-}
-
-// torch.manual_seed(seed); model = GPTModel(cfg); model.eval()
-struct EvalModel {
-    Generator gen;
-    GPTModel model;
-    EvalModel(std::uint64_t seed, const GPTConfig& cfg) : model((gen.manual_seed(seed), gen), cfg) { model.train(false); }
-};
 
 }  // namespace
 
 TEST_CASE("cached logits equal the full forward pass, prompt at once or token by token") {
     const EvalModel m(123, tiny());
     const GPTModel& model = m.model;
-    const IdArray<2> ids = prompt(2, 11, 1, 50);
+    const IdArray<2> ids = testing::random_prompt(2, 11, 1, 50);
     const Array<3> expected = model.forward(ids).data;  // [2, 11, V]
 
     KVCache cache(model.cfg, 2, 16);
@@ -71,7 +54,7 @@ TEST_CASE("cached and fast no-cache generation give exactly the teaching path's 
         for (auto [length, new_tokens] : std::vector<std::pair<std::size_t, std::size_t>>{
                  {1, 1}, {3, 5}, {4, 12}, {4, 13}, {5, 40}, {16, 3}, {20, 7}}) {
             for (std::size_t batch : {1, 2}) {
-                const IdArray<2> ids = prompt(batch, length, seed * 100 + length, model.cfg.vocab_size);
+                const IdArray<2> ids = testing::random_prompt(batch, length, seed * 100 + length, model.cfg.vocab_size);
                 DYNAMIC_SECTION("seed " << seed << ", batch " << batch << ", " << length << " + " << new_tokens << " tokens") {
                     const auto uncached = generate_text_simple(model, ids, new_tokens, context);
                     const auto cached = generate_text_simple_cached(model, ids, new_tokens, context);
@@ -89,7 +72,7 @@ TEST_CASE("cached and fast no-cache generation give exactly the teaching path's 
 TEST_CASE("a context_size below the model's crops the same way with and without the cache") {
     const EvalModel m(5, tiny());
     const GPTModel& model = m.model;
-    const IdArray<2> ids = prompt(1, 3, 9, 50);
+    const IdArray<2> ids = testing::random_prompt(1, 3, 9, 50);
     const auto uncached = generate_text_simple(model, ids, 20, 6);
     CHECK((generate_text_simple_cached(model, ids, 20, 6) == uncached));
     CHECK((generate_text_simple_fast(model, ids, 20, 6) == uncached));
@@ -98,7 +81,7 @@ TEST_CASE("a context_size below the model's crops the same way with and without 
 TEST_CASE("generate_greedy runs the path it names") {
     const EvalModel m(5, tiny());
     const GPTModel& model = m.model;
-    const IdArray<2> ids = prompt(1, 3, 9, 50);
+    const IdArray<2> ids = testing::random_prompt(1, 3, 9, 50);
     const auto expected = generate_text_simple(model, ids, 20, 6);
     for (const DecodePath path : {DecodePath::fast, DecodePath::kv_cache, DecodePath::teaching}) {
         DYNAMIC_SECTION(describe(path)) {
@@ -116,12 +99,12 @@ TEST_CASE("the cache reports misuse") {
     const GPTModel& model = m.model;
     CHECK_THROWS_WITH(KVCache(model.cfg, 1, 17), Catch::Contains("context length"));
     KVCache cache(model.cfg, 1, 4);
-    CHECK_THROWS_WITH(forward_cached(model, prompt(1, 5, 1, 50), cache), Catch::Contains("reset the cache"));
-    CHECK_THROWS_WITH(forward_cached(model, prompt(2, 2, 1, 50), cache), Catch::Contains("batch"));
-    CHECK_THROWS_WITH(generate_text_simple_cached(model, prompt(1, 2, 1, 50), 3, 17), Catch::Contains("context"));
-    CHECK(generate_text_simple_cached(model, prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
-    CHECK_THROWS_WITH(generate_text_simple_fast(model, prompt(1, 2, 1, 50), 3, 0), Catch::Contains("context"));
-    CHECK(generate_text_simple_fast(model, prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
+    CHECK_THROWS_WITH(forward_cached(model, testing::random_prompt(1, 5, 1, 50), cache), Catch::Contains("reset the cache"));
+    CHECK_THROWS_WITH(forward_cached(model, testing::random_prompt(2, 2, 1, 50), cache), Catch::Contains("batch"));
+    CHECK_THROWS_WITH(generate_text_simple_cached(model, testing::random_prompt(1, 2, 1, 50), 3, 17), Catch::Contains("context"));
+    CHECK(generate_text_simple_cached(model, testing::random_prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
+    CHECK_THROWS_WITH(generate_text_simple_fast(model, testing::random_prompt(1, 2, 1, 50), 3, 0), Catch::Contains("context"));
+    CHECK(generate_text_simple_fast(model, testing::random_prompt(1, 2, 1, 50), 0, 16).shape()[1] == 2);
 }
 
 TEST_CASE("sampled generation gives the same tokens on all three paths, for several seeds, temperatures and top_k") {
@@ -136,7 +119,7 @@ TEST_CASE("sampled generation gives the same tokens on all three paths, for seve
                     SamplingOptions options;
                     options.temperature = temperature;
                     options.top_k = top_k;
-                    const IdArray<2> ids = prompt(batch, 3, seed, model.cfg.vocab_size);
+                    const IdArray<2> ids = testing::random_prompt(batch, 3, seed, model.cfg.vocab_size);
                     DYNAMIC_SECTION("seed " << seed << " T " << temperature << " top_k " << (top_k ? std::to_string(*top_k) : "none")
                                             << " batch " << batch) {
                         // 3 + 20 tokens: past the context, where the cached path rebuilds its cache
@@ -164,7 +147,7 @@ TEST_CASE("sampled generation gives the same tokens on all three paths, for seve
 TEST_CASE("generation stops before eos_id on every path, and checks its options") {
     const EvalModel m(7, tiny());
     const GPTModel& model = m.model;
-    const IdArray<2> ids = prompt(1, 3, 5, model.cfg.vocab_size);
+    const IdArray<2> ids = testing::random_prompt(1, 3, 5, model.cfg.vocab_size);
     SamplingOptions options;
     options.temperature = 1.0;
     Generator gen;
@@ -193,7 +176,7 @@ TEST_CASE("generation stops before eos_id on every path, and checks its options"
             bad.eos_id = 50;
             CHECK_THROWS_WITH(generate(path, model, ids, 3, 16, bad, gen), Catch::Contains("eos_id 50"));
             bad.eos_id = 0;
-            CHECK_THROWS_WITH(generate(path, model, prompt(2, 3, 5, 50), 3, 16, bad, gen), Catch::Contains("batch"));
+            CHECK_THROWS_WITH(generate(path, model, testing::random_prompt(2, 3, 5, 50), 3, 16, bad, gen), Catch::Contains("batch"));
         }
     }
 }
