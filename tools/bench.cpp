@@ -106,8 +106,7 @@ std::map<std::string, double> read_pytorch_times(const std::string& path, const 
     const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.contains("variants") || !j["variants"].is_array())
         throw std::runtime_error(path + " is not the JSON of tools/bench_pytorch.py mha --json");
-    for (const char* key : {"batch", "tokens", "dim", "heads"}) {
-        const std::size_t mine = key[0] == 'b' ? o.batch : key[0] == 't' ? o.tokens : key[0] == 'd' ? o.dim : o.heads;
+    for (const auto& [key, mine] : {std::pair{"batch", o.batch}, {"tokens", o.tokens}, {"dim", o.dim}, {"heads", o.heads}}) {
         if (!j.contains(key) || !j[key].is_number_unsigned() || j[key].get<std::size_t>() != mine)
             throw std::runtime_error(fmt::format("{} was measured with another {} than --{} {}", path, key, key, mine));
     }
