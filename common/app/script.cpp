@@ -1,12 +1,16 @@
 #include "llmfs/app/script.hpp"
 
 #include <array>
+#include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <vector>
 
 #include <fmt/format.h>
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xview.hpp>
+
+#include "llmfs/nn/memory_estimate.hpp"
 
 namespace llmfs {
 
@@ -37,6 +41,85 @@ void print_script_output(Notebook& nb, const Gpt2Tokenizer& tokenizer, const IdA
 void print_script_timing(double total_time, std::size_t tokens) {
     std::cerr << fmt::format("\nTime: {:.2f} sec\n{} tokens/sec\n", total_time,
                              static_cast<long>(static_cast<double>(tokens) / total_time));
+}
+
+int run_script(int argc, char** argv, const std::string& description,
+               const std::function<void(ArgumentParser&)>& add_arguments,
+               const std::function<void(const ArgumentParser&)>& body) {
+    ArgumentParser parser(argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "llmfs", description);
+    add_arguments(parser);
+    parser.add_hidden_choice("--bernoulli", {"mkl", "default"}, "mkl");  // dropout is 0 in these scripts
+    if (const auto status = parser.parse(argc, argv)) return *status;
+    try {
+        body(parser);
+        std::cout.flush();
+        return std::cout ? 0 : 1;
+    } catch (const PythonError& e) {  // what the script raises, as its traceback ends
+        std::cout.flush();
+        std::cerr << e.what() << "\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cout.flush();
+        std::cerr << parser.prog() << ": error: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+std::size_t script_size(const ArgumentParser& args, const std::string& name) {
+    const std::int64_t v = *args.get_int(name);
+    if (v < 0)
+        throw PythonError("RuntimeError: Trying to create tensor with negative dimension " + std::to_string(v) + " (--" + name + ")");
+    return static_cast<std::size_t>(v);
+}
+
+VariantConfig script_base_config(const ArgumentParser& args) {
+    VariantConfig cfg;
+    cfg.emb_dim = script_size(args, "emb_dim");
+    cfg.n_heads = script_size(args, "n_heads");
+    cfg.n_layers = script_size(args, "n_layers");
+    cfg.hidden_dim = 4 * cfg.emb_dim;
+    return cfg;
+}
+
+int run_gpt_script(int argc, char** argv, const GptScript& script) {
+    return run_script(argc, argv, script.description, script.add_arguments, [&](const ArgumentParser& args) {
+        Notebook nb;
+        const auto tokenizer = Gpt2Tokenizer::load_default();
+        const std::string start_context = "Hello, I am";
+        const std::vector<std::int64_t> encoded = tokenizer.encode(start_context);
+        const std::int64_t max_new_tokens = *args.get_int("max_new_tokens");
+        VariantConfig cfg = script.config(args);
+        cfg.context_length = max_new_tokens + static_cast<std::int64_t>(encoded.size());
+
+        Generator gen;
+        gen.manual_seed(123);  // torch.manual_seed(123); model = GPTModel(cfg); model.eval()
+        VariantGPTModel model(gen, cfg);
+        print_script_input(nb, tokenizer, start_context);
+        std::cout.flush();
+
+        const bool use_cache = !(script.preallocated && args.get_flag("no_kv_cache"));
+        if (script.preallocated && max_new_tokens < 0) {  // generated = torch.empty(1, 4 + max_new_tokens); generated[:, :4] = idx
+            const std::string total = std::to_string(static_cast<std::int64_t>(encoded.size()) + max_new_tokens);
+            throw PythonError("RuntimeError: The expanded size of the tensor (" + total + ") must match the existing size (" +
+                              std::to_string(encoded.size()) + ") at non-singleton dimension 1.  Target sizes: [1, " + total +
+                              "].  Tensor sizes: [" + std::to_string(encoded.size()) + "]");
+        }
+        if (cfg.context_length == 0)  // idx[:, -0:] is the whole prompt, and pos_emb has no rows
+            throw PythonError("RuntimeError: index_select(): self indexing axis dim should be positive");
+
+        const auto start = std::chrono::steady_clock::now();
+        const std::vector<std::int64_t> ids = generate_variant(model, encoded, max_new_tokens, use_cache);
+        const double total_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!script.ff_time_label.empty() && !model.ff_time_ms.empty()) {
+            double sum = 0;
+            for (double t : model.ff_time_ms) sum += t;
+            std::cerr << fmt::format("{}: {:.3f} ms\n", script.ff_time_label, sum / static_cast<double>(model.ff_time_ms.size()));
+        }
+        IdArray<2> token_ids = IdArray<2>::from_shape({1, ids.size()});
+        std::copy(ids.begin(), ids.end(), token_ids.begin());
+        print_script_output(nb, tokenizer, token_ids);
+        print_script_timing(total_time, ids.size());
+    });
 }
 
 }  // namespace llmfs

@@ -1,0 +1,235 @@
+#include "llmfs/nn/attention_variants.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <cblas.h>
+
+#include "llmfs/fast/kernels.hpp"
+#include "llmfs/nn/memory_estimate.hpp"
+
+namespace llmfs {
+
+namespace {
+
+// nn.Linear on T rows: x [T, in] -> [T, out]
+std::vector<float> project(const Linear& lin, const float* x, std::size_t T) {
+    std::vector<float> y(T * lin.out_features());
+    if (T == 0 || lin.out_features() == 0) return y;
+    if (lin.in_features() == 0) {  // an empty product: the bias alone
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t o = 0; o < lin.out_features(); ++o) y[t * lin.out_features() + o] = lin.bias ? lin.bias->data(o) : 0.0f;
+        return y;
+    }
+    linear_rows(x, T, lin.weight.data.data(), lin.bias ? lin.bias->data.data() : nullptr, lin.in_features(),
+                lin.out_features(), y.data());
+    return y;
+}
+
+void check_input(const Array<2>& x, std::size_t d_in, const char* layer) {
+    if (x.shape()[1] != d_in)
+        throw ShapeError(std::string(layer) + ": input [" + std::to_string(x.shape()[0]) + ", " + std::to_string(x.shape()[1]) +
+                         "] for d_in " + std::to_string(d_in));
+}
+
+// assert d_out % num_heads == 0, "d_out must be divisible by num_heads" (before anything is drawn)
+bool check_heads(std::size_t d_out, std::size_t num_heads) {
+    if (num_heads == 0) throw PythonError("ZeroDivisionError: integer modulo by zero");
+    if (d_out % num_heads != 0) throw PythonError("AssertionError: d_out must be divisible by num_heads");
+    return true;
+}
+
+// torch.cat([cache, new], dim=1) for token-major caches
+void append(std::vector<float>& cache, const std::vector<float>& rows) { cache.insert(cache.end(), rows.begin(), rows.end()); }
+
+Array<2> to_rows(std::vector<float> data, std::size_t T, std::size_t C) {
+    Array<2> out = Array<2>::from_shape({T, C});
+    std::copy(data.begin(), data.end(), out.begin());
+    return out;
+}
+
+}  // namespace
+
+std::vector<float> attend(const float* q, const float* k, const float* v, std::size_t T, std::size_t Tk, std::size_t NH,
+                          std::size_t G, std::size_t hs, std::int64_t q_start, std::int64_t k_start,
+                          std::optional<std::int64_t> window) {
+    std::vector<float> ctx(T * NH * hs, 0.0f);  // [T, NH * hs]
+    if (T == 0 || hs == 0) return ctx;
+    const std::size_t group_size = NH / G, ldq = NH * hs, ldkv = G * hs;
+    const std::int64_t offset = q_start - k_start;
+    // W = num_tokens_K + 1 if self.sliding_window_size is None else int(self.sliding_window_size)
+    const std::int64_t W = window ? *window : static_cast<std::int64_t>(Tk) + 1;
+    // Causal over a prefix of the keys (every query sees keys 0 .. offset + i): the fast kernel.
+    const bool prefix = offset >= 0 && static_cast<std::size_t>(offset) + T == Tk && offset + static_cast<std::int64_t>(T) <= W;
+    std::vector<float> scratch;
+    if (prefix) {
+        for (std::size_t h = 0; h < NH; ++h) {
+            const std::size_t g = h / group_size;  // repeat_interleave: head h uses K/V group h // group_size
+            causal_attention_head(q + h * hs, ldq, k + g * hs, v + g * hs, ldkv, ctx.data() + h * hs, ldq, T,
+                                  static_cast<std::size_t>(offset), hs, scratch);
+        }
+        return ctx;
+    }
+    // Any other mask: whole rows of Tk scores, the masked ones -inf, as PyTorch computes them.
+    const auto divisor = static_cast<float>(std::pow(static_cast<double>(hs), 0.5));  // keys.shape[-1]**0.5
+    std::vector<float> scores(Tk), weights(Tk);
+    for (std::size_t h = 0; h < NH; ++h) {
+        const std::size_t g = h / group_size;
+        for (std::size_t i = 0; i < T; ++i) {
+            // attn_scores = queries @ keys.transpose(2, 3): one row
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(Tk), static_cast<int>(hs), 1.0f, k + g * hs,
+                        static_cast<int>(ldkv), q + i * ldq + h * hs, 1, 0.0f, scores.data(), 1);
+            for (std::size_t j = 0; j < Tk; ++j) {
+                // diff = q_positions - k_positions; mask_bool = (diff < 0) | (diff >= W)
+                const std::int64_t diff = (q_start + static_cast<std::int64_t>(i)) - (k_start + static_cast<std::int64_t>(j));
+                if (diff < 0 || diff >= W) scores[j] = -std::numeric_limits<float>::infinity();
+            }
+            causal_softmax_row(scores.data(), weights.data(), Tk, Tk, divisor);
+            // context_vec = attn_weights @ values: one row
+            cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(Tk), static_cast<int>(hs), 1.0f, v + g * hs,
+                        static_cast<int>(ldkv), weights.data(), 1, 0.0f, ctx.data() + i * ldq + h * hs, 1);
+        }
+    }
+    return ctx;
+}
+
+// ---- MultiHeadAttention / MultiHeadAttentionWithSWA ----------------------------------------------
+
+MultiHeadAttentionKV::MultiHeadAttentionKV(Generator& gen, std::size_t d_in, std::size_t d_out_, std::size_t num_heads_,
+                                           bool qkv_bias, std::optional<std::int64_t> window)
+    : d_out(d_out_), num_heads(num_heads_), head_dim(num_heads_ ? d_out_ / num_heads_ : 0), sliding_window_size(window),
+      W_query(gen, d_in, d_out_, qkv_bias), W_key(gen, d_in, d_out_, qkv_bias), W_value(gen, d_in, d_out_, qkv_bias),
+      out_proj(gen, d_out_, d_out_) {
+    check_heads(d_out, num_heads);
+}
+
+Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
+    check_input(x, W_query.in_features(), "MultiHeadAttention");
+    const std::size_t T = x.shape()[0], C = d_out;
+    std::vector<float> keys_new = project(W_key, x.data(), T);  // self.W_key(x): [T, C] = [T, NH, hs]
+    std::vector<float> values_new = project(W_value, x.data(), T);
+    const std::vector<float> queries = project(W_query, x.data(), T);
+
+    std::vector<float> ctx;
+    if (use_cache) {
+        const std::size_t old_len = cache_k.size() / C;
+        append(cache_k, keys_new);  // combined_k = torch.cat([old_cache_k, keys_new], dim=1)
+        append(cache_v, values_new);
+        const std::size_t combined = old_len + T;
+        std::size_t attn_keep = combined;
+        if (sliding_window_size) {
+            // attn_keep = min(keys.size(1), W + num_tokens - 1); keys = keys[:, -attn_keep:]
+            // (Python's x[:, -0:] keeps everything, so a non-positive count keeps all keys)
+            const std::int64_t keep = std::min<std::int64_t>(static_cast<std::int64_t>(combined), *sliding_window_size + static_cast<std::int64_t>(T) - 1);
+            attn_keep = keep > 0 ? static_cast<std::size_t>(keep) : keep == 0 ? combined : combined - std::min<std::size_t>(combined, static_cast<std::size_t>(-keep));
+        }
+        const std::size_t dropped = combined - attn_keep;
+        // k_start_pos_abs = (self.ptr_current_pos - old_len) + dropped; q_start_pos_abs = self.ptr_current_pos
+        const std::int64_t k_start = ptr_current_pos - static_cast<std::int64_t>(old_len) + static_cast<std::int64_t>(dropped);
+        ctx = attend(queries.data(), cache_k.data() + dropped * C, cache_v.data() + dropped * C, T, attn_keep, num_heads,
+                     num_heads, head_dim, ptr_current_pos, k_start, sliding_window_size);
+        ptr_current_pos += static_cast<std::int64_t>(T);
+        if (sliding_window_size) {
+            // cache_keep = min(combined_k.size(1), W); self.cache_k = combined_k[:, -cache_keep:]
+            const std::int64_t keep = std::min<std::int64_t>(static_cast<std::int64_t>(combined), *sliding_window_size);
+            const std::size_t cache_keep = keep > 0 ? static_cast<std::size_t>(keep) : keep == 0 ? combined : combined - std::min<std::size_t>(combined, static_cast<std::size_t>(-keep));
+            const std::size_t drop = (combined - cache_keep) * C;
+            cache_k.erase(cache_k.begin(), cache_k.begin() + static_cast<std::ptrdiff_t>(drop));
+            cache_v.erase(cache_v.begin(), cache_v.begin() + static_cast<std::ptrdiff_t>(drop));
+        }
+    } else {
+        ctx = attend(queries.data(), keys_new.data(), values_new.data(), T, T, num_heads, num_heads, head_dim, 0, 0,
+                     sliding_window_size);
+        ptr_current_pos = 0;
+    }
+    return to_rows(project(out_proj, ctx.data(), T), T, C);  // self.out_proj(context_vec)
+}
+
+void MultiHeadAttentionKV::reset_cache() {
+    cache_k.clear();
+    cache_v.clear();
+    ptr_current_pos = 0;
+}
+
+// ---- GroupedQueryAttention -----------------------------------------------------------------------
+
+GroupedQueryAttention::GroupedQueryAttention(Generator& gen, std::size_t d_in, std::size_t d_out_, std::size_t num_heads_,
+                                             std::size_t num_kv_groups_, bool qkv_bias)
+    : d_out(d_out_), num_heads(num_heads_), num_kv_groups(num_kv_groups_),
+      head_dim(num_heads_ ? d_out_ / num_heads_ : 0), group_size(num_kv_groups_ ? num_heads_ / num_kv_groups_ : 0),
+      // the checks come first in the script: nothing is drawn when they fail
+      W_key(!check_heads(d_out_, num_heads_) ? throw std::logic_error("unreachable")
+                : num_kv_groups_ == 0 ? throw PythonError("ZeroDivisionError: integer modulo by zero")
+                : num_heads_ % num_kv_groups_ != 0 ? throw PythonError("AssertionError: num_heads must be divisible by num_kv_groups")
+                : gen, d_in, num_kv_groups_ * (d_out_ / num_heads_), qkv_bias),
+      W_value(gen, d_in, num_kv_groups_ * head_dim, qkv_bias), W_query(gen, d_in, d_out_, qkv_bias),
+      out_proj(gen, d_out_, d_out_, false) {}
+
+Array<2> GroupedQueryAttention::forward(const Array<2>& x, bool use_cache) {
+    check_input(x, W_query.in_features(), "GroupedQueryAttention");
+    const std::size_t T = x.shape()[0], C = d_out, G = num_kv_groups;
+    const std::vector<float> queries = project(W_query, x.data(), T);  // [T, NH * hs]
+    std::vector<float> keys = project(W_key, x.data(), T);              // [T, G * hs]
+    std::vector<float> values = project(W_value, x.data(), T);
+    std::vector<float> ctx;
+    if (use_cache) {
+        const std::size_t old_len = cache_k.size() / (G * head_dim);
+        append(cache_k, keys);  // self.cache_k = torch.cat([self.cache_k, keys], dim=2)
+        append(cache_v, values);
+        // q_positions = arange(ptr, ptr + T), k_positions = arange(T_k): the cache starts at position 0
+        ctx = attend(queries.data(), cache_k.data(), cache_v.data(), T, old_len + T, num_heads, G, head_dim,
+                     ptr_current_pos, 0, std::nullopt);
+        ptr_current_pos += static_cast<std::int64_t>(T);
+    } else {
+        reset_cache();  // the uncached call also clears the cache
+        ctx = attend(queries.data(), keys.data(), values.data(), T, T, num_heads, G, head_dim, 0, 0, std::nullopt);
+    }
+    return to_rows(project(out_proj, ctx.data(), T), T, C);
+}
+
+void GroupedQueryAttention::reset_cache() {
+    cache_k.clear();
+    cache_v.clear();
+    ptr_current_pos = 0;
+}
+
+// ---- MultiHeadLatentAttention --------------------------------------------------------------------
+
+MultiHeadLatentAttention::MultiHeadLatentAttention(Generator& gen, std::size_t d_in, std::size_t d_out_,
+                                                   std::size_t num_heads_, std::size_t latent_dim_, bool qkv_bias)
+    : d_out(d_out_), num_heads(num_heads_), head_dim(num_heads_ ? d_out_ / num_heads_ : 0), latent_dim(latent_dim_),
+      W_query(!check_heads(d_out_, num_heads_) ? throw std::logic_error("unreachable") : gen, d_in, d_out_, qkv_bias),
+      W_DKV(gen, d_in, latent_dim_, qkv_bias), W_UK(gen, latent_dim_, d_out_, false), W_UV(gen, latent_dim_, d_out_, false),
+      out_proj(gen, d_out_, d_out_) {}
+
+Array<2> MultiHeadLatentAttention::forward(const Array<2>& x, bool use_cache) {
+    check_input(x, W_query.in_features(), "MultiHeadLatentAttention");
+    const std::size_t T = x.shape()[0], C = d_out, L = latent_dim;
+    const std::vector<float> queries = project(W_query, x.data(), T);  // [T, C]
+    std::vector<float> latent_new = project(W_DKV, x.data(), T);        // [T, L]
+    std::int64_t q_start = 0;
+    const std::vector<float>* latent_total = &latent_new;
+    if (use_cache) {
+        append(cache_c_kv, latent_new);  // latent_total = torch.cat([self.cache_c_kv, latent_new], dim=1)
+        latent_total = &cache_c_kv;
+        q_start = ptr_current_pos;
+    }
+    const std::size_t Tk = L ? latent_total->size() / L : (use_cache ? static_cast<std::size_t>(ptr_current_pos) + T : T);
+    // keys = self.W_UK(latent_total), values = self.W_UV(latent_total): [Tk, C], for every token, each call
+    const std::vector<float> keys = project(W_UK, latent_total->data(), Tk);
+    const std::vector<float> values = project(W_UV, latent_total->data(), Tk);
+    const std::vector<float> ctx = attend(queries.data(), keys.data(), values.data(), T, Tk, num_heads, num_heads,
+                                          head_dim, q_start, 0, std::nullopt);
+    ptr_current_pos = use_cache ? ptr_current_pos + static_cast<std::int64_t>(T) : 0;
+    return to_rows(project(out_proj, ctx.data(), T), T, C);
+}
+
+void MultiHeadLatentAttention::reset_cache() {
+    cache_c_kv.clear();
+    ptr_current_pos = 0;
+}
+
+}  // namespace llmfs

@@ -1,0 +1,110 @@
+// The attention layers of the book's chapter-4 bonus folders, each a GPT attention with its own
+// KV cache (the scripts run one sequence, batch 1, so x is [T, C] here):
+//
+//   MultiHeadAttentionKV    04_gqa/gpt_with_kv_mha.py MultiHeadAttention, and with a window
+//                           06_swa/gpt_with_kv_swa.py MultiHeadAttentionWithSWA
+//   GroupedQueryAttention   04_gqa/gpt_with_kv_gqa.py: NH query heads share G key/value heads
+//   MultiHeadLatentAttention 05_mla/gpt_with_kv_mla.py: caches one latent per token, from which
+//                           every step recomputes all keys and values
+//
+// Dimension letters: T tokens in this call, Tk keys attended, C = d_out, NH heads, hs = C / NH
+// head size, G key/value heads (GQA), L latent size (MLA). Parameters are drawn in the order each
+// script's __init__ creates them. Dropout is 0 in these scripts and left out.
+//
+// All three share attend(): the scaled, masked softmax attention of
+//     attn_scores = queries @ keys.transpose(2, 3)
+//     attn_scores.masked_fill_(mask_bool, -torch.inf)       # causal (+ sliding window) by absolute positions
+//     attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+//     context_vec = (attn_weights @ values).transpose(1, 2)
+// computed with the fast kernels (kernels.hpp): the generation tests require the script's tokens.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "llmfs/nn/layers.hpp"
+
+namespace llmfs {
+
+// The attention every variant computes, per query head h on key/value head h / (NH / G):
+// q [T, NH * hs] at absolute positions q_start.., k and v [Tk, G * hs] at k_start..; a query at
+// position p sees keys at p - window + 1 .. p (window: none = all earlier keys). -> [T, NH * hs]
+std::vector<float> attend(const float* q, const float* k, const float* v, std::size_t T, std::size_t Tk, std::size_t NH,
+                          std::size_t G, std::size_t hs, std::int64_t q_start, std::int64_t k_start,
+                          std::optional<std::int64_t> window);
+
+// A layer of attention with its KV cache, as the bonus scripts' GPTModel calls it.
+class KVAttention {
+public:
+    virtual ~KVAttention() = default;
+    // forward(x, use_cache): x [T, C] -> [T, C]. With use_cache the T tokens follow the cached
+    // ones; without, they are the whole sequence (positions from 0) and the cache is not used.
+    virtual Array<2> forward(const Array<2>& x, bool use_cache) = 0;
+    virtual void reset_cache() = 0;
+    // Bytes the cache holds now (float32): what memory_estimator_*.py predicts.
+    virtual std::size_t cache_bytes() const = 0;
+};
+
+// MultiHeadAttention (sliding_window_size none) / MultiHeadAttentionWithSWA
+class MultiHeadAttentionKV : public KVAttention {
+public:
+    std::size_t d_out, num_heads, head_dim;            // C, NH, hs
+    std::optional<std::int64_t> sliding_window_size;   // W: a query sees its last W positions
+    Linear W_query, W_key, W_value;                    // C -> C, bias qkv_bias
+    Linear out_proj;                                   // C -> C, with bias
+
+    MultiHeadAttentionKV(Generator& gen, std::size_t d_in, std::size_t d_out, std::size_t num_heads, bool qkv_bias,
+                         std::optional<std::int64_t> sliding_window_size = std::nullopt);
+    Array<2> forward(const Array<2>& x, bool use_cache) override;
+    void reset_cache() override;
+    std::size_t cache_bytes() const override { return (cache_k.size() + cache_v.size()) * sizeof(float); }
+
+private:
+    std::vector<float> cache_k, cache_v;  // [T_cached, C]: self.cache_k, self.cache_v (token-major)
+    std::int64_t ptr_current_pos = 0;     // absolute position of the next token
+};
+
+// GroupedQueryAttention: W_key and W_value project to G = num_kv_groups heads only.
+class GroupedQueryAttention : public KVAttention {
+public:
+    std::size_t d_out, num_heads, num_kv_groups, head_dim, group_size;  // C, NH, G, hs, NH / G
+    Linear W_key, W_value;  // C -> G * hs, created first
+    Linear W_query;         // C -> C
+    Linear out_proj;        // C -> C, no bias
+
+    // Throws PythonError as the script asserts: "num_heads must be divisible by num_kv_groups".
+    GroupedQueryAttention(Generator& gen, std::size_t d_in, std::size_t d_out, std::size_t num_heads,
+                          std::size_t num_kv_groups, bool qkv_bias);
+    Array<2> forward(const Array<2>& x, bool use_cache) override;
+    void reset_cache() override;
+    std::size_t cache_bytes() const override { return (cache_k.size() + cache_v.size()) * sizeof(float); }
+
+private:
+    std::vector<float> cache_k, cache_v;  // [T_cached, G * hs]
+    std::int64_t ptr_current_pos = 0;
+};
+
+// MultiHeadLatentAttention: the cache holds c_kv = W_DKV(x) [T_cached, L]; keys and values of
+// every cached token are W_UK(c_kv), W_UV(c_kv), recomputed at each call.
+class MultiHeadLatentAttention : public KVAttention {
+public:
+    std::size_t d_out, num_heads, head_dim, latent_dim;  // C, NH, hs, L
+    Linear W_query;        // C -> C, no bias
+    Linear W_DKV;          // C -> L, down-projection to the latent
+    Linear W_UK, W_UV;     // L -> C, up-projections to keys and values
+    Linear out_proj;       // C -> C, with bias
+
+    MultiHeadLatentAttention(Generator& gen, std::size_t d_in, std::size_t d_out, std::size_t num_heads,
+                             std::size_t latent_dim, bool qkv_bias);
+    Array<2> forward(const Array<2>& x, bool use_cache) override;
+    void reset_cache() override;
+    std::size_t cache_bytes() const override { return cache_c_kv.size() * sizeof(float); }
+
+private:
+    std::vector<float> cache_c_kv;  // [T_cached, L]
+    std::int64_t ptr_current_pos = 0;
+};
+
+}  // namespace llmfs

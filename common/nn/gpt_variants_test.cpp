@@ -1,0 +1,186 @@
+// The bonus folders' GPT variants (attention_variants.hpp, gpt_variants.hpp) on tiny models: the
+// attention kernel against a naive reference, generation with and without the cache, the caches'
+// bytes against the memory estimators, and the pieces (silu's tail, topk, argmax). The programs
+// themselves are checked against the scripts' own runs ("script: ch04_*" in tests/CMakeLists.txt).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "llmfs/nn/gpt_variants.hpp"
+#include "llmfs/nn/memory_estimate.hpp"
+
+using namespace llmfs;
+
+namespace {
+
+// softmax(q k^T / sqrt(hs), masked) v in double precision, one head at a time
+std::vector<float> naive_attention(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
+                                   std::size_t T, std::size_t Tk, std::size_t NH, std::size_t G, std::size_t hs,
+                                   std::int64_t q_start, std::int64_t k_start, std::optional<std::int64_t> window) {
+    std::vector<float> out(T * NH * hs);
+    for (std::size_t h = 0; h < NH; ++h) {
+        const std::size_t g = h / (NH / G);
+        for (std::size_t i = 0; i < T; ++i) {
+            std::vector<double> w(Tk, 0.0);
+            double max = -std::numeric_limits<double>::infinity(), sum = 0;
+            for (std::size_t j = 0; j < Tk; ++j) {
+                const std::int64_t diff = q_start + static_cast<std::int64_t>(i) - k_start - static_cast<std::int64_t>(j);
+                if (diff < 0 || (window && diff >= *window)) {
+                    w[j] = -std::numeric_limits<double>::infinity();
+                    continue;
+                }
+                double s = 0;
+                for (std::size_t d = 0; d < hs; ++d) s += double(q[i * NH * hs + h * hs + d]) * k[j * G * hs + g * hs + d];
+                w[j] = s / std::sqrt(double(hs));
+                max = std::max(max, w[j]);
+            }
+            for (auto& x : w) sum += x = std::exp(x - max);
+            for (std::size_t d = 0; d < hs; ++d) {
+                double acc = 0;
+                for (std::size_t j = 0; j < Tk; ++j) acc += w[j] / sum * v[j * G * hs + g * hs + d];
+                out[i * NH * hs + h * hs + d] = static_cast<float>(acc);
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist;
+    std::vector<float> x(n);
+    for (auto& v : x) v = dist(rng);
+    return x;
+}
+
+VariantConfig tiny(AttentionKind attention, FeedForwardKind ff = FeedForwardKind::gelu) {
+    VariantConfig cfg;
+    cfg.vocab_size = 101;
+    cfg.context_length = 24;
+    cfg.emb_dim = 24;
+    cfg.n_heads = 4;
+    cfg.n_layers = 3;
+    cfg.attention = attention;
+    cfg.n_kv_groups = 2;
+    cfg.latent_dim = 8;
+    cfg.sliding_window_size = 5;
+    cfg.sliding_window_stride = 1;
+    cfg.feed_forward = ff;
+    cfg.hidden_dim = ff == FeedForwardKind::gelu ? 4 * cfg.emb_dim : 20;
+    if (ff == FeedForwardKind::moe) cfg.num_experts = 4, cfg.num_experts_per_tok = 2;
+    return cfg;
+}
+
+std::vector<std::int64_t> generate(const VariantConfig& cfg, bool use_cache, std::size_t* cache_bytes = nullptr) {
+    Generator gen;
+    gen.manual_seed(123);
+    VariantGPTModel model(gen, cfg);
+    const auto ids = generate_variant(model, {3, 14, 15, 92}, cfg.context_length - 4, use_cache);
+    if (cache_bytes) *cache_bytes = model.kv_cache_bytes();
+    return ids;
+}
+
+}  // namespace
+
+TEST_CASE("attend: the fast causal path and the masked rows against a naive reference") {
+    const std::size_t NH = 4, hs = 8;
+    struct Case {
+        std::size_t T, Tk, G;
+        std::int64_t q_start, k_start;
+        std::optional<std::int64_t> window;
+    };
+    for (const Case& c : {Case{5, 5, 4, 0, 0, std::nullopt}, Case{1, 9, 2, 8, 0, std::nullopt}, Case{3, 12, 1, 9, 0, 7},
+                          Case{6, 6, 2, 0, 0, 2}, Case{1, 4, 4, 20, 17, 4}, Case{4, 4, 4, 0, 0, 1}}) {
+        INFO("T " << c.T << " Tk " << c.Tk << " G " << c.G << " window " << (c.window ? *c.window : -1));
+        const auto q = random_floats(c.T * NH * hs, 1), k = random_floats(c.Tk * c.G * hs, 2), v = random_floats(c.Tk * c.G * hs, 3);
+        const auto fast = attend(q.data(), k.data(), v.data(), c.T, c.Tk, NH, c.G, hs, c.q_start, c.k_start, c.window);
+        const auto ref = naive_attention(q, k, v, c.T, c.Tk, NH, c.G, hs, c.q_start, c.k_start, c.window);
+        for (std::size_t i = 0; i < ref.size(); ++i) CHECK(fast[i] == Approx(ref[i]).margin(1e-5));
+    }
+}
+
+TEST_CASE("attend: a window that masks every key gives NaN, as softmax over -inf does") {
+    const auto q = random_floats(8, 1), k = random_floats(8, 2), v = random_floats(8, 3);
+    const auto out = attend(q.data(), k.data(), v.data(), 1, 1, 1, 1, 8, 0, 0, 0);
+    CHECK(std::isnan(out[0]));
+}
+
+TEST_CASE("generation: the KV cache gives the tokens of the uncached forward, every variant") {
+    for (const auto attention : {AttentionKind::mha, AttentionKind::gqa, AttentionKind::mla, AttentionKind::swa}) {
+        INFO("attention " << static_cast<int>(attention));
+        const VariantConfig cfg = tiny(attention);
+        CHECK(generate(cfg, true) == generate(cfg, false));
+    }
+    for (const auto ff : {FeedForwardKind::swiglu, FeedForwardKind::moe}) {
+        INFO("feed-forward " << static_cast<int>(ff));
+        const VariantConfig cfg = tiny(AttentionKind::mha, ff);
+        CHECK(generate(cfg, true) == generate(cfg, false));
+    }
+}
+
+TEST_CASE("generation: a sliding window no shorter than the text is plain multi-head attention") {
+    VariantConfig swa = tiny(AttentionKind::swa);
+    swa.sliding_window_size = swa.context_length;
+    swa.sliding_window_stride = -1;  // every layer
+    CHECK(generate(swa, true) == generate(tiny(AttentionKind::mha), true));
+    swa.sliding_window_size = 3;
+    CHECK(generate(swa, true) != generate(tiny(AttentionKind::mha), true));
+}
+
+TEST_CASE("uses_sliding_window: K window layers, then one regular") {
+    CHECK_FALSE(uses_sliding_window(0, 0));
+    CHECK(uses_sliding_window(-1, 7));
+    const std::vector<bool> k2{true, true, false, true, true, false};
+    for (std::size_t i = 0; i < k2.size(); ++i) CHECK(uses_sliding_window(2, i) == k2[i]);
+}
+
+TEST_CASE("the caches hold what the memory estimators predict") {
+    const VariantConfig base = tiny(AttentionKind::mha);
+    const std::int64_t T = base.context_length, C = base.emb_dim, NH = base.n_heads, L = base.n_layers;
+    std::size_t bytes = 0;
+    generate(base, true, &bytes);
+    CHECK(static_cast<std::int64_t>(bytes) == calc_kv_bytes_total(1, T, C, NH, NH, L, 4));  // the MHA line
+    generate(tiny(AttentionKind::gqa), true, &bytes);
+    // the estimator's n_kv_groups is heads per K/V head: 4 heads on 2 K/V heads is its n_kv_groups 2
+    CHECK(static_cast<std::int64_t>(bytes) == calc_kv_bytes_total(1, T, C, NH, NH / 2, L, 4));
+    generate(tiny(AttentionKind::mla), true, &bytes);
+    CHECK(static_cast<std::int64_t>(bytes) == calc_mla_bytes_total(1, T, L, 8, 4));
+    // SWA, window 5 in the stride-1 layers (0 and 2), full in layer 1: memory_estimator_swa's
+    // mixed total with W = 5 and 2 SWA + 1 full layers
+    generate(tiny(AttentionKind::swa), true, &bytes);
+    const std::int64_t per_token = (C / NH) * NH * 2 * 4;
+    CHECK(static_cast<std::int64_t>(bytes) == 2 * 5 * per_token + 1 * T * per_token);
+}
+
+TEST_CASE("silu_inplace: x / (1 + exp(-x)), SLEEF's exp in blocks of 16 and expf for the tail") {
+    auto x = random_floats(37, 4);
+    auto y = x;
+    silu_inplace(y.data(), y.size());
+    for (std::size_t i = 0; i < x.size(); ++i) CHECK(y[i] == Approx(x[i] / (1.0 + std::exp(-double(x[i])))).epsilon(1e-6));
+    for (std::size_t i = 32; i < x.size(); ++i) CHECK(y[i] == x[i] / (1.0f + std::exp(-x[i])));  // the tail, bit for bit
+}
+
+TEST_CASE("topk_indices and argmax_logits as torch.topk and torch.argmax pick") {
+    const float s[] = {0.5f, 2.0f, -1.0f, 2.0f, 1.0f};
+    CHECK(topk_indices(s, 5, 3) == std::vector<std::size_t>{1, 3, 4});
+    CHECK(topk_indices(s, 5, 0).empty());
+    CHECK_THROWS_WITH(topk_indices(s, 5, 6), "RuntimeError: selected index k out of range");
+    CHECK(argmax_logits(s, 5) == 1);  // the first largest
+    const float n[] = {0.5f, std::nanf(""), 9.0f};
+    CHECK(argmax_logits(n, 3) == 1);  // NaN counts as the largest
+}
+
+TEST_CASE("the scripts' assertions, before anything is drawn") {
+    VariantConfig cfg = tiny(AttentionKind::gqa);
+    cfg.n_kv_groups = 3;
+    Generator gen;
+    CHECK_THROWS_WITH(VariantGPTModel(gen, cfg), "AssertionError: num_heads must be divisible by num_kv_groups");
+    cfg.n_heads = 5;
+    CHECK_THROWS_WITH(VariantGPTModel(gen, cfg), "AssertionError: d_out must be divisible by num_heads");
+    cfg = tiny(AttentionKind::mha, FeedForwardKind::moe);
+    cfg.num_experts_per_tok = 5;
+    VariantGPTModel moe(gen, cfg);
+    CHECK_THROWS_WITH(generate_variant(moe, {1, 2}, 1, true), "RuntimeError: selected index k out of range");
+}
