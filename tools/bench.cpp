@@ -7,6 +7,11 @@
 //   llmfs-bench generate [--tokens N] [--kv-cache] [--load N] [--json]
 //                                               build, prompt, decode tokens/s, peak RSS, bandwidth;
 //                                               with --load, decode again beside N busy processes
+//   llmfs-bench variants [--variant NAME]... [--tokens N] [--json]
+//                                               the bonus scripts' GPTs (MHA, GQA, MLA, SWA, SwiGLU,
+//                                               MoE) at their defaults: KV-cache decode tokens/s, its
+//                                               share of the bandwidth bound, the cache's bytes
+//                                               against the memory estimator's
 // Each timing is over --repeat runs; the median is reported (the best too in the first form).
 #include <algorithm>
 #include <chrono>
@@ -37,6 +42,8 @@
 #include "llmfs/nn/mha_variants.hpp"
 #include "llmfs/app/plot.hpp"
 #include "llmfs/nn/kv_cache.hpp"
+#include "llmfs/nn/gpt_variants.hpp"
+#include "llmfs/nn/memory_estimate.hpp"
 #include "llmfs/fast/memory.hpp"
 #include "llmfs/fast/thread_pool.hpp"
 
@@ -359,6 +366,96 @@ int generate(const GenerateOptions& o) {
     return 0;
 }
 
+struct VariantsOptions {
+    std::vector<std::string> variants{"mha", "gqa", "mla", "swa", "ffn", "moe"};
+    std::size_t tokens = 200;  // --max_new_tokens
+    bool json = false;
+};
+
+// The scripts' defaults (gpt_with_kv_<name>.py with no arguments): GPT-2 124M's sizes, context =
+// prompt + new tokens; GQA 2 K/V heads, MLA latent 96, SWA window 1024 in 2 of every 3 layers,
+// SwiGLU of 3072, MoE with 0 experts (the dense GELU layer). And what the memory estimator of the
+// variant's folder predicts for the cache at that context length, float32.
+std::pair<VariantConfig, std::int64_t> script_defaults(const std::string& name, std::int64_t context) {
+    VariantConfig cfg;
+    cfg.context_length = context;
+    const std::int64_t C = 768, NH = 12, L = 12;
+    std::int64_t expected = calc_kv_bytes_total(1, context, C, NH, NH, L, 4);  // the estimators' MHA line
+    if (name == "gqa") {
+        cfg.attention = AttentionKind::gqa;
+        cfg.n_kv_groups = 2;
+        // memory_estimator_gqa.py --n_kv_groups 6 (heads per K/V head) = 2 K/V heads
+        expected = calc_kv_bytes_total(1, context, C, NH, NH / 6, L, 4);
+    } else if (name == "mla") {
+        cfg.attention = AttentionKind::mla;
+        cfg.latent_dim = 96;
+        expected = calc_mla_bytes_total(1, context, L, 96, 4);
+    } else if (name == "swa") {
+        cfg.attention = AttentionKind::swa;
+        // memory_estimator_swa.py --swa_ratio 2:1 --sliding_window_size 1024
+        const auto [swa_layers, full_layers] = swa_layer_split(L, "2:1");
+        expected = calc_kv_bytes_total(1, std::min<std::int64_t>(context, 1024), C, NH, NH, swa_layers, 4) +
+                   calc_kv_bytes_total(1, context, C, NH, NH, full_layers, 4);
+    } else if (name == "ffn") {
+        cfg.feed_forward = FeedForwardKind::swiglu;
+    } else if (name != "mha" && name != "moe") {
+        throw std::invalid_argument("--variant " + name + ": use mha, gqa, mla, swa, ffn or moe");
+    }
+    return {cfg, expected};
+}
+
+int variants(const VariantsOptions& o) {
+    const auto tokenizer = Gpt2Tokenizer::load_default();
+    const std::vector<std::int64_t> prompt = tokenizer.encode("Hello, I am");
+    const std::int64_t context = static_cast<std::int64_t>(prompt.size() + o.tokens);
+    const double bandwidth = read_bandwidth();
+    nlohmann::json rows = nlohmann::json::array();
+    if (!o.json)
+        std::cout << fmt::format("{} new tokens after a {}-token prompt, KV cache, float32, {} threads; read bandwidth {:.1f} GB/s\n",
+                                 o.tokens, prompt.size(), compute_pool().size(), bandwidth / 1e9)
+                  << fmt::format("{:<8}{:>10}{:>10}{:>12}{:>14}{:>14}{:>10}{:>8}\n", "variant", "decode/s", "prompt s",
+                                 "MB/step", "KV bytes", "estimator", "bound/s", "share");
+    for (const auto& name : o.variants) {
+        const auto [cfg, expected_cache] = script_defaults(name, context);
+        Generator gen;
+        gen.manual_seed(123);
+        VariantGPTModel model(gen, cfg);
+        // generate_text_simple_cached, timed in its two parts: the prompt, then one token per call
+        model.reset_kv_cache();
+        auto start = Clock::now();
+        Array<2> logits = model.forward(prompt, true, true);
+        const double prompt_s = seconds_since(start);
+        const std::size_t cache_after_prompt = model.kv_cache_bytes();
+        start = Clock::now();
+        for (std::size_t i = 0; i < o.tokens; ++i)
+            logits = model.forward({argmax_logits(logits.data(), cfg.vocab_size)}, true, true);
+        const double decode_s = seconds_since(start);
+        const double rate = static_cast<double>(o.tokens) / decode_s;
+        const std::size_t cache = model.kv_cache_bytes();
+        // A step streams the weights it uses and reads the cache (on average half-way between its sizes).
+        const double step_bytes = static_cast<double>(model.parameters_per_token()) * sizeof(float) +
+                                  0.5 * static_cast<double>(cache_after_prompt + cache);
+        const double bound = bandwidth / step_bytes;
+        if (o.json) {
+            rows.push_back({{"variant", name}, {"decode_tokens_per_s", rate}, {"prompt_s", prompt_s},
+                            {"bytes_per_step", step_bytes}, {"kv_cache_bytes", cache}, {"estimator_kv_bytes", expected_cache},
+                            {"bound_tokens_per_s", bound}, {"share_of_bound", rate / bound},
+                            {"peak_rss_bytes", peak_rss_bytes()}});
+            continue;
+        }
+        std::cout << fmt::format("{:<8}{:>10.1f}{:>10.3f}{:>12.0f}{:>14}{:>14}{:>10.1f}{:>7.0f}%{}\n", name, rate, prompt_s,
+                                 step_bytes / 1e6, cache, expected_cache, bound, 100.0 * rate / bound,
+                                 static_cast<std::int64_t>(cache) == expected_cache ? "" : "  (cache != estimator)");
+    }
+    if (o.json) {
+        std::cout << nlohmann::json{{"tokens", o.tokens}, {"threads", compute_pool().size()},
+                                    {"read_bandwidth_bytes_per_s", bandwidth}, {"variants", rows}}.dump(2) << "\n";
+    } else {
+        std::cout << fmt::format("peak RSS {:.0f} MB (of the whole run; one --variant per run for each's own)\n", peak_rss_bytes() / 1e6);
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -403,7 +500,16 @@ int main(int argc, char** argv) {
     add_sampling_options(*gen_cmd, gen_opt.sampling, /*with_eos=*/false);  // no eos: every run decodes --tokens
     gen_cmd->add_flag("--json", gen_opt.json, "print one JSON object instead");
 
+    VariantsOptions var_opt;
+    auto* var_cmd = app.add_subcommand("variants", "the bonus scripts' GPTs at their defaults: KV-cache decode tokens/s against\n"
+                                                   "the bandwidth bound, the cache's bytes against the memory estimator's");
+    var_cmd->add_option("--variant", var_opt.variants, "mha, gqa, mla, swa, ffn, moe (repeatable; default: all)")
+        ->check(CLI::IsMember({"mha", "gqa", "mla", "swa", "ffn", "moe"}));
+    var_cmd->add_option("--tokens", var_opt.tokens, "new tokens (--max_new_tokens)")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+    var_cmd->add_flag("--json", var_opt.json, "print one JSON object instead");
+
     return run_tool(app, argc, argv, [&] {
+        if (*var_cmd) return variants(var_opt);
         if (*mha_cmd) return mha(mha_opt);
         if (*gen_cmd) return generate(gen_opt);
         return overview(model_name, repeat);

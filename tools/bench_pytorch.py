@@ -5,6 +5,10 @@
     /usr/bin/python3 tools/bench_pytorch.py mha [--batch B --tokens T --dim D --heads H]
     /usr/bin/python3 tools/bench_pytorch.py mha --book BOOK [--json]   # the MHA notebook's own variants
     /usr/bin/time -f "%e s" /usr/bin/python3 tools/bench_pytorch.py generate --tokens 50   # whole process
+    /usr/bin/time -f "%M KB" /usr/bin/python3 tools/bench_pytorch.py variant --book BOOK NAME [ARGS...]
+        # one run of a bonus GPT script (NAME: ch04_kv_mha, ch04_gqa, ch04_mla, ch04_swa, ch04_kv_ffn,
+        # ch04_moe) in float32, as tests/goldens/script_reference.py patches it: prompt and decode
+        # times of its GPTModel.forward calls, as llmfs-bench variants reports them
 
 It runs the book's own classes (tests/goldens/ch04_reference.py, ch03_reference.py and the KV-cache
 bonus in kv_cache_reference.py) in eval mode, single process, PyTorch's default threads, and prints
@@ -161,6 +165,44 @@ def mha(args):
             print(f"{name}: {seconds * 1e3:.1f} ms ({flop / seconds / 1e9:.1f} GFLOP/s)")
 
 
+def variant(args):
+    """The script's main(), with its GPTModel.forward timed: the first call is the prompt, the
+    max_new_tokens one-token calls after it the decode (the last one's logits unused, as in the script)."""
+    import io
+    import re
+    import script_reference as ref
+    ref.BOOK = os.path.join(args.book, "ch04")
+    sys.modules["tiktoken"] = ref.fake_tiktoken()
+    import torch2x_print  # noqa: F401
+    path = os.path.join(ref.BOOK, ref.SCRIPTS[args.name])
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    for old, new in ref.GPT_PATCHES:
+        src = ref.patch(src, old, new)
+    g = {"__name__": "bench_variant", "__file__": path}
+    exec(compile(src, path, "exec"), g)
+    calls = []
+    forward = g["GPTModel"].forward
+
+    def timed(self, *a, **k):
+        start = time.perf_counter()
+        out = forward(self, *a, **k)
+        calls.append(time.perf_counter() - start)
+        return out
+
+    g["GPTModel"].forward = timed
+    sys.argv = [os.path.basename(path)] + args.args
+    real, sys.stdout = sys.stdout, io.StringIO()
+    try:
+        g["main"]()
+    finally:
+        out, sys.stdout = sys.stdout.getvalue(), real
+    script_time = re.search(r"^Time: ([0-9.]+) sec$", out, re.M).group(1)
+    decode = sum(calls[1:])
+    print(f"{args.name}: prompt {calls[0]:.3f} s, decode {(len(calls) - 1) / decode:.2f} tokens/s "
+          f"({len(calls) - 1} calls in {decode:.2f} s), script Time: {script_time} s, torch threads {torch.get_num_threads()}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -178,8 +220,12 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--book", help="a checkout of rasbt/LLMs-from-scratch: time the MHA notebook's own variants")
     p.add_argument("--json", action="store_true", help="with --book: one JSON object, for llmfs-bench mha --pytorch")
+    p = sub.add_parser("variant")
+    p.add_argument("--book", required=True, help="a checkout of rasbt/LLMs-from-scratch")
+    p.add_argument("name", choices=["ch04_kv_mha", "ch04_gqa", "ch04_mla", "ch04_swa", "ch04_kv_ffn", "ch04_moe"])
+    p.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
     args = parser.parse_args()
-    {"build": build, "generate": generate, "mha": mha}[args.command](args)
+    {"build": build, "generate": generate, "mha": mha, "variant": variant}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -298,6 +299,254 @@ void plot_panels(const std::filesystem::path& png, const std::vector<float>& x, 
     if (status != CAIRO_STATUS_SUCCESS)
         throw std::runtime_error(fmt::format("cannot write the figure to {}: {} (choose a writable path with --figure)",
                                              png.string(), cairo_status_to_string(status)));
+}
+
+namespace {
+
+// One axis of a line chart: data range (log10 of it on a log axis) padded 5% as matplotlib does.
+struct Axis {
+    bool log;
+    double lo, hi;
+    double map(double v) const { return ((log ? std::log10(v) : v) - lo) / (hi - lo); }
+};
+
+Axis make_axis(bool log, const std::vector<double>& values) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (double v : values) {
+        const double t = log ? std::log10(v) : v;
+        lo = std::min(lo, t);
+        hi = std::max(hi, t);
+    }
+    if (!(hi > lo)) hi = lo + 1, lo -= 1;
+    const double pad = 0.05 * (hi - lo);
+    return {log, lo - pad, hi + pad};
+}
+
+// Tick positions (in data units) and whether each is major (labelled).
+std::vector<std::pair<double, bool>> ticks(const Axis& a) {
+    std::vector<std::pair<double, bool>> out;
+    if (a.log) {
+        for (int k = static_cast<int>(std::floor(a.lo)); k <= static_cast<int>(std::ceil(a.hi)); ++k)
+            for (int m = 1; m <= 9; ++m) {
+                const double t = std::log10(m) + k;
+                if (t >= a.lo && t <= a.hi) out.emplace_back(m * std::pow(10.0, k), m == 1);
+            }
+        return out;
+    }
+    const double step = tick_step(a.lo, a.hi);
+    for (double t = std::ceil(a.lo / step) * step; t <= a.hi + 1e-9 * step; t += step) out.emplace_back(std::abs(t) < 1e-12 * step ? 0.0 : t, true);
+    return out;
+}
+
+// "10" with the exponent raised, or a plain number
+void tick_label(cairo_t* cr, const Axis& a, double v, double x, double y, bool below) {
+    if (!a.log) {
+        const std::string s = std::abs(v) >= 1e6 ? fmt::format("{:.0e}", v) : fmt::format("{:g}", v);
+        if (below) text_centered(cr, s, x, y);
+        else {
+            cairo_text_extents_t ext;
+            cairo_text_extents(cr, s.c_str(), &ext);
+            cairo_move_to(cr, x - ext.width - ext.x_bearing, y - ext.height / 2 - ext.y_bearing);
+            cairo_show_text(cr, s.c_str());
+        }
+        return;
+    }
+    const std::string base = "10", exponent = fmt::format("{:.0f}", std::log10(v));
+    cairo_text_extents_t b, e;
+    cairo_text_extents(cr, base.c_str(), &b);
+    cairo_set_font_size(cr, 8);
+    cairo_text_extents(cr, exponent.c_str(), &e);
+    cairo_set_font_size(cr, 11);
+    const double width = b.x_advance + e.x_advance;
+    const double x0 = below ? x - width / 2 : x - width;
+    const double y0 = below ? y + b.height / 2 : y + b.height / 2;
+    cairo_move_to(cr, x0, y0);
+    cairo_show_text(cr, base.c_str());
+    cairo_set_font_size(cr, 8);
+    cairo_move_to(cr, x0 + b.x_advance, y0 - b.height * 0.55);
+    cairo_show_text(cr, exponent.c_str());
+    cairo_set_font_size(cr, 11);
+}
+
+void marker_at(cairo_t* cr, char marker, double x, double y) {
+    if (marker == 'o') {
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, x, y, 3.5, 0, 2 * M_PI);
+        cairo_fill(cr);
+    } else if (marker == 's') {
+        cairo_rectangle(cr, x - 3.2, y - 3.2, 6.4, 6.4);
+        cairo_fill(cr);
+    }
+}
+
+void set_style(cairo_t* cr, const std::array<double, 3>& rgb, bool dashed, bool dotted) {
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    cairo_set_line_width(cr, 1.5);
+    const double dash[] = {5.5, 2.4}, dot[] = {1.5, 2.5};
+    if (dashed) cairo_set_dash(cr, dash, 2, 0);
+    else if (dotted) cairo_set_dash(cr, dot, 2, 0);
+    else cairo_set_dash(cr, nullptr, 0, 0);
+}
+
+}  // namespace
+
+void plot_lines(const std::filesystem::path& png, const LineChart& chart) {
+    std::vector<double> xs, ys;
+    for (const auto& s : chart.series) {
+        if (s.x.size() != s.y.size() || s.x.empty())
+            throw std::invalid_argument(fmt::format("plot: series '{}' has {} x and {} y values", s.label, s.x.size(), s.y.size()));
+        xs.insert(xs.end(), s.x.begin(), s.x.end());
+        ys.insert(ys.end(), s.y.begin(), s.y.end());
+    }
+    for (const auto& h : chart.hlines) ys.push_back(h.y);
+    for (double v : xs)
+        if (chart.log_x && !(v > 0)) throw std::invalid_argument(fmt::format("plot: x = {} on a log axis", v));
+    for (double v : ys)
+        if (chart.log_y && !(v > 0)) throw std::invalid_argument(fmt::format("plot: y = {} on a log axis", v));
+    if (xs.empty()) throw std::invalid_argument("plot: nothing to draw");
+    const Axis ax = make_axis(chart.log_x, xs), ay = make_axis(chart.log_y, ys);
+
+    Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, chart.width_px, chart.height_px), cairo_surface_destroy);
+    Context ctx(cairo_create(surface.get()), cairo_destroy);
+    cairo_t* cr = ctx.get();
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_scale(cr, chart.scale, chart.scale);  // drawn at 100 dpi, enlarged
+    const double W = chart.width_px / chart.scale, H = chart.height_px / chart.scale;
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+
+    std::vector<std::string> title_lines;
+    for (std::size_t start = 0;;) {
+        const auto nl = chart.title.find('\n', start);
+        title_lines.push_back(chart.title.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+    }
+    if (chart.title.empty()) title_lines.clear();
+    const double line_h = chart.title_size * 1.35;
+    const double left = 75, right = W - 20, top = 14 + line_h * static_cast<double>(title_lines.size()) + 6, bottom = H - 50;
+    auto px = [&](double v) { return left + ax.map(v) * (right - left); };
+    auto py = [&](double v) { return bottom - ay.map(v) * (bottom - top); };
+
+    cairo_set_font_size(cr, 11);
+    for (const auto& [t, major] : ticks(ax)) {
+        if (chart.grid) {
+            cairo_set_source_rgb(cr, 0.69, 0.69, 0.69);
+            cairo_set_line_width(cr, major ? 0.8 : 0.5);
+            cairo_move_to(cr, px(t), top);
+            cairo_line_to(cr, px(t), bottom);
+            cairo_stroke(cr);
+        }
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        if (major) tick_label(cr, ax, t, px(t), bottom + 14, true);
+    }
+    for (const auto& [t, major] : ticks(ay)) {
+        if (chart.grid) {
+            cairo_set_source_rgb(cr, 0.69, 0.69, 0.69);
+            cairo_set_line_width(cr, major ? 0.8 : 0.5);
+            cairo_move_to(cr, left, py(t));
+            cairo_line_to(cr, right, py(t));
+            cairo_stroke(cr);
+        }
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        if (major) tick_label(cr, ay, t, left - 6, py(t), false);
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 0.8);
+    cairo_rectangle(cr, left, top, right - left, bottom - top);
+    cairo_stroke(cr);
+
+    cairo_save(cr);
+    cairo_rectangle(cr, left, top, right - left, bottom - top);
+    cairo_clip(cr);
+    for (const auto& h : chart.hlines) {
+        set_style(cr, h.rgb, false, h.dotted);
+        cairo_move_to(cr, left, py(h.y));
+        cairo_line_to(cr, right, py(h.y));
+        cairo_stroke(cr);
+    }
+    for (const auto& s : chart.series) {
+        set_style(cr, s.rgb, s.dashed, false);
+        for (std::size_t i = 0; i < s.x.size(); ++i)
+            i == 0 ? cairo_move_to(cr, px(s.x[i]), py(s.y[i])) : cairo_line_to(cr, px(s.x[i]), py(s.y[i]));
+        cairo_stroke(cr);
+        for (std::size_t i = 0; i < s.x.size(); ++i) marker_at(cr, s.marker, px(s.x[i]), py(s.y[i]));
+    }
+    cairo_restore(cr);
+    cairo_set_dash(cr, nullptr, 0, 0);
+
+    // legend, upper left: a line sample (with its marker) and the label per entry
+    struct Entry {
+        std::string label;
+        std::array<double, 3> rgb;
+        bool dashed, dotted;
+        char marker;
+    };
+    std::vector<Entry> entries;
+    for (const auto& s : chart.series) entries.push_back({s.label, s.rgb, s.dashed, false, s.marker});
+    for (const auto& h : chart.hlines) entries.push_back({h.label, h.rgb, false, h.dotted, 0});
+    if (!entries.empty()) {
+        cairo_set_font_size(cr, 11);
+        double text_w = 0;
+        for (const auto& e : entries) {
+            cairo_text_extents_t ext;
+            cairo_text_extents(cr, e.label.c_str(), &ext);
+            text_w = std::max(text_w, ext.x_advance);
+        }
+        const double row = 19, box_w = 44 + text_w, box_h = row * static_cast<double>(entries.size()) + 8;
+        // the corner whose box covers the fewest points: upper left, upper right, lower left, lower right
+        double box_x = left + 8, box_y = top + 8;
+        std::size_t fewest = std::numeric_limits<std::size_t>::max();
+        for (int corner = 0; corner < 4; ++corner) {
+            const double bx = corner % 2 ? right - 8 - box_w : left + 8, by = corner < 2 ? top + 8 : bottom - 8 - box_h;
+            std::size_t covered = 0;
+            for (const auto& s : chart.series)
+                for (std::size_t i = 0; i < s.x.size(); ++i) {
+                    const double x = px(s.x[i]), y = py(s.y[i]);
+                    covered += x >= bx && x <= bx + box_w && y >= by && y <= by + box_h;
+                }
+            for (const auto& h : chart.hlines) covered += py(h.y) >= by && py(h.y) <= by + box_h ? 10 : 0;
+            if (covered < fewest) fewest = covered, box_x = bx, box_y = by;
+        }
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+        cairo_rectangle(cr, box_x, box_y, box_w, box_h);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, 0.8, 0.8, 0.8);
+        cairo_set_line_width(cr, 0.8);
+        cairo_stroke(cr);
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            const auto& e = entries[i];
+            const double y = box_y + 4 + row * (static_cast<double>(i) + 0.5);
+            set_style(cr, e.rgb, e.dashed, e.dotted);
+            cairo_move_to(cr, box_x + 6, y);
+            cairo_line_to(cr, box_x + 32, y);
+            cairo_stroke(cr);
+            cairo_set_dash(cr, nullptr, 0, 0);
+            marker_at(cr, e.marker, box_x + 19, y);
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            cairo_text_extents_t ext;
+            cairo_text_extents(cr, e.label.c_str(), &ext);
+            cairo_move_to(cr, box_x + 38, y - ext.height / 2 - ext.y_bearing);
+            cairo_show_text(cr, e.label.c_str());
+        }
+    }
+
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_font_size(cr, chart.title_size);
+    for (std::size_t i = 0; i < title_lines.size(); ++i)
+        text_centered(cr, title_lines[i], (left + right) / 2, 10 + line_h * (static_cast<double>(i) + 0.5));
+    cairo_set_font_size(cr, 12);
+    text_centered(cr, chart.xlabel, (left + right) / 2, H - 16);
+    cairo_save(cr);
+    cairo_translate(cr, 16, (top + bottom) / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    text_centered(cr, chart.ylabel, 0, 0);
+    cairo_restore(cr);
+
+    const cairo_status_t status = cairo_surface_write_to_png(surface.get(), png.c_str());
+    if (status != CAIRO_STATUS_SUCCESS)
+        throw std::runtime_error(fmt::format("cannot write the figure to {}: {} (choose a writable path)", png.string(),
+                                             cairo_status_to_string(status)));
 }
 
 }  // namespace llmfs

@@ -1,6 +1,7 @@
 // Line plots written to PNG with cairo: the notebook's matplotlib figures, drawn simply.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -49,6 +50,39 @@ struct BarSeries {
 };
 void plot_bars(const std::filesystem::path& png, const std::string& title, const std::string& unit,
                const std::vector<std::string>& labels, const std::vector<BarSeries>& series);
+
+// A chart of lines against x (plt.plot per series, plt.axhline), as the book's plot scripts draw:
+// linear or log axes, a grid (on log axes also at 2..9 x 10^k), a legend in the corner that hides
+// the fewest points (matplotlib's loc="best", simply), a title
+// of one or more lines. Colours: matplotlib's defaults, kC0.. below.
+struct LineSeries {
+    std::string label;
+    std::vector<double> x, y;
+    std::array<double, 3> rgb;  // 0..1
+    bool dashed = false;        // linestyle="--"
+    char marker = 0;            // 'o', 's' or 0 (none)
+};
+struct HorizontalLine {
+    double y;
+    std::string label;
+    std::array<double, 3> rgb;
+    bool dotted = true;  // linestyle=":"
+};
+struct LineChart {
+    std::string title;  // lines separated by '\n'
+    double title_size = 12;
+    std::string xlabel, ylabel;
+    bool log_x = false, log_y = false, grid = true;
+    std::vector<LineSeries> series;
+    std::vector<HorizontalLine> hlines;
+    int width_px = 640, height_px = 480;  // figsize x dpi
+    double scale = 1;                     // dpi / 100: fonts, lines and markers grow with it
+};
+inline constexpr std::array<double, 3> kC0{0.122, 0.467, 0.706}, kC1{1.0, 0.498, 0.055}, kC2{0.173, 0.627, 0.173},
+    kC3{0.839, 0.153, 0.157}, kC4{0.580, 0.404, 0.741}, kGray{0.5, 0.5, 0.5};
+// Throws std::invalid_argument for a series whose x and y differ in length or a non-positive value
+// on a log axis, std::runtime_error naming the path if it cannot be written.
+void plot_lines(const std::filesystem::path& png, const LineChart& chart);
 
 // What a test checks of a written figure: its size, and how many different colours it has (a
 // blank image has one). Throws std::runtime_error if the file is not a readable PNG.

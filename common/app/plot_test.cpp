@@ -55,3 +55,33 @@ TEST_CASE("plot_bars: one row per label, a bar per series, n/a where a value is 
     CHECK_THROWS_WITH(plot_bars(png, "t", "ms", {"a", "b"}, {{"llmfs", {1}}}), Catch::Contains("series 'llmfs' has 1 values for 2 labels"));
     CHECK_THROWS_WITH(plot_bars(png, "t", "ms", {}, {}), Catch::Contains("nothing to draw"));
 }
+
+TEST_CASE("plot_lines: log axes, markers, a dotted line, the size asked for") {
+    const llmfs::testing::TempDir dir("llmfs_plot_test");
+    const std::filesystem::path png = dir.path / "lines.png";
+    LineChart chart;
+    chart.title = "two lines\nand a rule";
+    chart.log_x = chart.log_y = true;
+    chart.series.push_back({"up", {1, 10, 100}, {1, 100, 1e4}, kC0, false, 'o'});
+    chart.series.push_back({"flat", {1, 10, 100}, {50, 50, 50}, kC1, true, 's'});
+    chart.hlines.push_back({20, "rule", kGray, true});
+    chart.width_px = 700, chart.height_px = 500, chart.scale = 1.4;
+    plot_lines(png, chart);
+    const ImageSummary image = summarize_png(png);
+    CHECK(image.width == 700);
+    CHECK(image.height == 500);
+    CHECK(image.colours > 50);
+}
+
+TEST_CASE("plot_lines refuses what it cannot draw") {
+    const llmfs::testing::TempDir dir("llmfs_plot_test");
+    LineChart chart;
+    chart.series.push_back({"bad", {1, 2}, {1}, kC0});
+    CHECK_THROWS_WITH(plot_lines(dir.path / "x.png", chart), "plot: series 'bad' has 2 x and 1 y values");
+    chart.series = {{"zero", {0, 1}, {1, 2}, kC0}};
+    chart.log_x = true;
+    CHECK_THROWS_WITH(plot_lines(dir.path / "x.png", chart), "plot: x = 0 on a log axis");
+    chart.log_x = false;
+    CHECK_THROWS_WITH(plot_lines(dir.path / "no/such/folder/x.png", chart),
+                      Catch::Contains("cannot write the figure to") && Catch::Contains("no/such/folder/x.png"));
+}

@@ -45,6 +45,7 @@ public:
     virtual void reset_cache() = 0;
     // Bytes the cache holds now (float32): what memory_estimator_*.py predicts.
     virtual std::size_t cache_bytes() const = 0;
+    virtual std::size_t num_parameters() const = 0;
 };
 
 // MultiHeadAttention (sliding_window_size none) / MultiHeadAttentionWithSWA
@@ -60,6 +61,9 @@ public:
     Array<2> forward(const Array<2>& x, bool use_cache) override;
     void reset_cache() override;
     std::size_t cache_bytes() const override { return (cache_k.size() + cache_v.size()) * sizeof(float); }
+    std::size_t num_parameters() const override {
+        return W_query.num_parameters() + W_key.num_parameters() + W_value.num_parameters() + out_proj.num_parameters();
+    }
 
 private:
     std::vector<float> cache_k, cache_v;  // [T_cached, C]: self.cache_k, self.cache_v (token-major)
@@ -80,6 +84,9 @@ public:
     Array<2> forward(const Array<2>& x, bool use_cache) override;
     void reset_cache() override;
     std::size_t cache_bytes() const override { return (cache_k.size() + cache_v.size()) * sizeof(float); }
+    std::size_t num_parameters() const override {
+        return W_key.num_parameters() + W_value.num_parameters() + W_query.num_parameters() + out_proj.num_parameters();
+    }
 
 private:
     std::vector<float> cache_k, cache_v;  // [T_cached, G * hs]
@@ -101,6 +108,10 @@ public:
     Array<2> forward(const Array<2>& x, bool use_cache) override;
     void reset_cache() override;
     std::size_t cache_bytes() const override { return cache_c_kv.size() * sizeof(float); }
+    std::size_t num_parameters() const override {
+        return W_query.num_parameters() + W_DKV.num_parameters() + W_UK.num_parameters() + W_UV.num_parameters() +
+               out_proj.num_parameters();
+    }
 
 private:
     std::vector<float> cache_c_kv;  // [T_cached, L]

@@ -73,6 +73,11 @@ MoEFeedForward::MoEFeedForward(Generator& gen, std::size_t emb_dim_, std::size_t
     for (std::size_t e = 0; e < num_experts; ++e) fc3.emplace_back(gen, hidden_dim, emb_dim, false);
 }
 
+std::size_t MoEFeedForward::active_parameters() const {
+    const std::size_t per_expert = fc1.empty() ? 0 : fc1[0].num_parameters() + fc2[0].num_parameters() + fc3[0].num_parameters();
+    return gate.num_parameters() + std::min(num_experts_per_tok, num_experts) * per_expert;
+}
+
 std::vector<std::size_t> topk_indices(const float* scores, std::size_t n, std::size_t k) {
     if (k > n) throw PythonError("RuntimeError: selected index k out of range");
     std::vector<std::size_t> idx(n);
@@ -218,6 +223,12 @@ std::size_t VariantGPTModel::kv_cache_bytes() const {
     std::size_t bytes = 0;
     for (const auto& block : trf_blocks) bytes += block.att->cache_bytes();
     return bytes;
+}
+
+std::size_t VariantGPTModel::parameters_per_token() const {
+    std::size_t n = 2 * cfg.emb_dim + out_head.num_parameters();  // final_norm, out_head
+    for (const auto& block : trf_blocks) n += block.att->num_parameters() + block.ff->active_parameters() + 4 * cfg.emb_dim;
+    return n;
 }
 
 std::int64_t argmax_logits(const float* logits, std::size_t n) {

@@ -36,6 +36,9 @@ class FeedForwardLayer {
 public:
     virtual ~FeedForwardLayer() = default;
     virtual Array<2> forward(const Array<2>& x) const = 0;
+    // Parameters one token's forward reads: all of them, or for a mixture of experts the router
+    // and the top-k experts' (what memory_estimator_moe.py calls "MoE ACTIVE/Token").
+    virtual std::size_t active_parameters() const = 0;
 };
 
 // FeedForward: Linear(C, H) -> GELU -> Linear(H, C), with biases (H = 4C, or the moe script's hidden_dim)
@@ -44,6 +47,7 @@ public:
     Linear fc1, fc2;  // C -> H, H -> C
     GeluFeedForward(Generator& gen, std::size_t emb_dim, std::size_t hidden_dim);
     Array<2> forward(const Array<2>& x) const override;
+    std::size_t active_parameters() const override { return fc1.num_parameters() + fc2.num_parameters(); }
 };
 
 // gpt_with_kv_ffn.py's FeedForward (SwiGLU): fc3(silu(fc1(x)) * fc2(x)), no biases
@@ -52,6 +56,9 @@ public:
     Linear fc1, fc2, fc3;  // C -> H, C -> H, H -> C
     SwiGLUFeedForward(Generator& gen, std::size_t emb_dim, std::size_t hidden_dim);
     Array<2> forward(const Array<2>& x) const override;
+    std::size_t active_parameters() const override {
+        return fc1.num_parameters() + fc2.num_parameters() + fc3.num_parameters();
+    }
 };
 
 // MoEFeedForward: a router (gate) scores E experts per token; the top k run (SwiGLU each) and their
@@ -64,6 +71,7 @@ public:
     MoEFeedForward(Generator& gen, std::size_t emb_dim, std::size_t hidden_dim, std::size_t num_experts,
                    std::size_t num_experts_per_tok);
     Array<2> forward(const Array<2>& x) const override;
+    std::size_t active_parameters() const override;
 };
 
 // torch.topk(scores, k) over one row of n scores: the indices of the k largest, largest first
@@ -114,6 +122,9 @@ public:
     Array<2> forward(const std::vector<std::int64_t>& in_idx, bool use_cache, bool last_only = false);
     void reset_kv_cache();
     std::size_t kv_cache_bytes() const;  // what every layer's cache holds now
+    // Parameters one decoding step reads: every block's (a mixture of experts: its active ones),
+    // the norms and the output head; of the embeddings only one row each, left out.
+    std::size_t parameters_per_token() const;
     // Milliseconds spent in each call of a block's feed-forward layer (the ffn and moe scripts'
     // FFN_TIME_MS / MOE_FF_TIME_MS), since the last clear.
     std::vector<double> ff_time_ms;

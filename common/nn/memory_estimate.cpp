@@ -265,23 +265,32 @@ std::string memory_estimate_swa(const KVEstimateArgs& a) {
     return out.str();
 }
 
-std::string memory_estimate_moe(const MoEEstimateArgs& a) {
-    const int bytes = bytes_per_elem(a.dtype);
-    const std::int64_t m = a.ffn_type == "gelu" ? 2 : 3;  // get_num_param_matrices
-    if (a.ffn_type != "gelu" && a.ffn_type != "swiglu") throw PythonError("ValueError: --ffn_type must be 'gelu' or 'swiglu'");
-    const std::int64_t dense = mul({m, a.emb_dim, a.hidden_dim}, "the dense FFN parameters");  // calc_ffn_params
-    const std::int64_t router = mul({a.emb_dim, a.num_experts}, "the router parameters");   // calc_router_params
-    std::int64_t moe_hidden_dim = a.hidden_dim;
-    if (a.match_dense) {
-        const std::int64_t num = checked(static_cast<i128>(dense) - router, "num");
-        const std::int64_t den = mul({a.num_experts, m, a.emb_dim}, "den");
+MoEParams estimate_params_and_hidden(std::int64_t emb_dim, std::int64_t hidden_dim, const std::string& ffn_type,
+                                     std::int64_t num_experts, bool match_dense) {
+    if (ffn_type != "gelu" && ffn_type != "swiglu") throw PythonError("ValueError: --ffn_type must be 'gelu' or 'swiglu'");
+    const std::int64_t m = ffn_type == "gelu" ? 2 : 3;  // get_num_param_matrices
+    MoEParams r{};
+    r.dense_params = mul({m, emb_dim, hidden_dim}, "the dense FFN parameters");  // calc_ffn_params
+    r.router = mul({emb_dim, num_experts}, "the router parameters");            // calc_router_params
+    r.moe_hidden_dim = hidden_dim;
+    if (match_dense) {
+        const std::int64_t num = checked(static_cast<i128>(r.dense_params) - r.router, "num");
+        const std::int64_t den = mul({num_experts, m, emb_dim}, "den");
         if (num <= 0) throw PythonError("ValueError: Dense layer too small for requested num_experts.");
         if (den == 0) throw PythonError("ZeroDivisionError: float division by zero");
         // int(round(num / float(den))): round half to even, as nearbyint in the default rounding mode
-        moe_hidden_dim = static_cast<std::int64_t>(std::nearbyint(static_cast<double>(num) / static_cast<double>(den)));
+        r.moe_hidden_dim = static_cast<std::int64_t>(std::nearbyint(static_cast<double>(num) / static_cast<double>(den)));
     }
-    const std::int64_t per_expert = mul({m, a.emb_dim, moe_hidden_dim}, "the per-expert parameters");
-    const std::int64_t moe_total = checked(static_cast<i128>(a.num_experts) * per_expert + router, "the MoE parameters");
+    r.per_expert_params = mul({m, emb_dim, r.moe_hidden_dim}, "the per-expert parameters");
+    r.moe_total = checked(static_cast<i128>(num_experts) * r.per_expert_params + r.router, "the MoE parameters");
+    return r;
+}
+
+std::string memory_estimate_moe(const MoEEstimateArgs& a) {
+    const int bytes = bytes_per_elem(a.dtype);
+    const MoEParams r = estimate_params_and_hidden(a.emb_dim, a.hidden_dim, a.ffn_type, a.num_experts, a.match_dense);
+    const std::int64_t dense = r.dense_params, router = r.router, moe_hidden_dim = r.moe_hidden_dim,
+                       per_expert = r.per_expert_params, moe_total = r.moe_total;
     const std::int64_t active = checked(static_cast<i128>(a.top_k) * per_expert + router, "the active parameters");
 
     std::ostringstream out;

@@ -68,4 +68,11 @@ struct MoEEstimateArgs {
 };
 std::string memory_estimate_moe(const MoEEstimateArgs& args);
 
+// estimate_params_and_hidden(emb_dim, hidden_dim, ffn_type, num_experts, match_dense)
+struct MoEParams {
+    std::int64_t dense_params, router, moe_hidden_dim, per_expert_params, moe_total;
+};
+MoEParams estimate_params_and_hidden(std::int64_t emb_dim, std::int64_t hidden_dim, const std::string& ffn_type,
+                                     std::int64_t num_experts, bool match_dense);
+
 }  // namespace llmfs
