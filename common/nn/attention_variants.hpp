@@ -43,6 +43,8 @@ public:
     // ones; without, they are the whole sequence (positions from 0) and the cache is not used.
     virtual Array<2> forward(const Array<2>& x, bool use_cache) = 0;
     virtual void reset_cache() = 0;
+    // Room for this many tokens, so that the cache does not move while it grows (no PyTorch line).
+    virtual void reserve(std::size_t tokens) = 0;
     // Bytes the cache holds now (float32): what memory_estimator_*.py predicts.
     virtual std::size_t cache_bytes() const = 0;
     virtual std::size_t num_parameters() const = 0;
@@ -60,6 +62,7 @@ public:
                          std::optional<std::int64_t> sliding_window_size = std::nullopt);
     Array<2> forward(const Array<2>& x, bool use_cache) override;
     void reset_cache() override;
+    void reserve(std::size_t tokens) override { cache_k.reserve(tokens * d_out); cache_v.reserve(tokens * d_out); }
     std::size_t cache_bytes() const override { return (cache_k.size() + cache_v.size()) * sizeof(float); }
     std::size_t num_parameters() const override {
         return W_query.num_parameters() + W_key.num_parameters() + W_value.num_parameters() + out_proj.num_parameters();
@@ -83,6 +86,7 @@ public:
                           std::size_t num_kv_groups, bool qkv_bias);
     Array<2> forward(const Array<2>& x, bool use_cache) override;
     void reset_cache() override;
+    void reserve(std::size_t tokens) override { cache_k.reserve(tokens * num_kv_groups * head_dim); cache_v.reserve(tokens * num_kv_groups * head_dim); }
     std::size_t cache_bytes() const override { return (cache_k.size() + cache_v.size()) * sizeof(float); }
     std::size_t num_parameters() const override {
         return W_key.num_parameters() + W_value.num_parameters() + W_query.num_parameters() + out_proj.num_parameters();
@@ -107,6 +111,7 @@ public:
                              std::size_t latent_dim, bool qkv_bias);
     Array<2> forward(const Array<2>& x, bool use_cache) override;
     void reset_cache() override;
+    void reserve(std::size_t tokens) override { cache_c_kv.reserve(tokens * latent_dim); }
     std::size_t cache_bytes() const override { return cache_c_kv.size() * sizeof(float); }
     std::size_t num_parameters() const override {
         return W_query.num_parameters() + W_DKV.num_parameters() + W_UK.num_parameters() + W_UV.num_parameters() +

@@ -215,7 +215,10 @@ Array<2> VariantGPTModel::forward(const std::vector<std::int64_t>& in_idx, bool 
 }
 
 void VariantGPTModel::reset_kv_cache() {
-    for (auto& block : trf_blocks) block.att->reset_cache();
+    for (auto& block : trf_blocks) {
+        block.att->reset_cache();
+        block.att->reserve(pos_emb.weight.data.shape()[0]);  // the context length: the most it will hold
+    }
     current_pos = 0;
 }
 
