@@ -75,7 +75,7 @@ TEST_CASE("the scripts' exceptions") {
     CHECK_THROWS_WITH(memory_estimate_moe(m), "ValueError: Dense layer too small for requested num_experts.");
 }
 
-TEST_CASE("--match_dense rounds half to even, as Python's round()") {
+TEST_CASE("match_dense rounds half to even, as Python's round() does") {
     MoEEstimateArgs m;
     m.emb_dim = 64, m.ffn_type = "gelu", m.num_experts = 2, m.match_dense = true;
     m.hidden_dim = 10;  // (2*64*10 - 128) / (2*2*64) = 4.5 -> 4
