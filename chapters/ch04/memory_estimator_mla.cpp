@@ -4,7 +4,6 @@
 #include <iostream>
 
 #include "llmfs/app/script.hpp"
-#include "llmfs/nn/memory_estimate.hpp"
 
 using namespace llmfs;
 
@@ -21,15 +20,8 @@ int main(int argc, char** argv) {
             p.add_choice("--dtype", dtype_names(), "fp16");
         },
         [](const ArgumentParser& args) {
-            KVEstimateArgs a;
-            a.context_length = *args.get_int("context_length");
-            a.emb_dim = *args.get_int("emb_dim");
-            a.n_heads = *args.get_int("n_heads");
-            a.n_layers = *args.get_int("n_layers");
-            a.n_kv_groups = *args.get_int("n_kv_groups");
+            KVEstimateArgs a = kv_estimate_args(args);
             a.latent_dim = *args.get_int("latent_dim");
-            a.batch_size = *args.get_int("batch_size");
-            a.dtype = args.get_string("dtype");
             std::cout << memory_estimate_mla(a);
         });
 }

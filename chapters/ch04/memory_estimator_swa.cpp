@@ -4,7 +4,6 @@
 #include <iostream>
 
 #include "llmfs/app/script.hpp"
-#include "llmfs/nn/memory_estimate.hpp"
 
 using namespace llmfs;
 
@@ -24,15 +23,8 @@ int main(int argc, char** argv) {
                          "'1:5' -> 1 SWA for 5 full. Default '1:0' = all SWA.");
         },
         [](const ArgumentParser& args) {
-            KVEstimateArgs a;
-            a.context_length = *args.get_int("context_length");
+            KVEstimateArgs a = kv_estimate_args(args);
             a.sliding_window_size = *args.get_int("sliding_window_size");
-            a.emb_dim = *args.get_int("emb_dim");
-            a.n_heads = *args.get_int("n_heads");
-            a.n_layers = *args.get_int("n_layers");
-            a.n_kv_groups = *args.get_int("n_kv_groups");
-            a.batch_size = *args.get_int("batch_size");
-            a.dtype = args.get_string("dtype");
             a.swa_ratio = args.get_string("swa_ratio");
             std::cout << memory_estimate_swa(a);
         });

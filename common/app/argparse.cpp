@@ -117,37 +117,6 @@ bool starts_with(const std::string& s, const std::string& prefix) {
 
 }  // namespace
 
-std::optional<std::int64_t> python_int(const std::string& text, bool* too_large) {
-    if (too_large) *too_large = false;
-    auto space = [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f); };
-    std::size_t b = 0, e = text.size();
-    while (b < e && space(static_cast<unsigned char>(text[b]))) ++b;
-    while (e > b && space(static_cast<unsigned char>(text[e - 1]))) --e;
-    bool negative = false;
-    if (b < e && (text[b] == '+' || text[b] == '-')) negative = text[b++] == '-';
-    if (b == e || !std::isdigit(static_cast<unsigned char>(text[b])) || !std::isdigit(static_cast<unsigned char>(text[e - 1])))
-        return std::nullopt;
-    unsigned __int128 value = 0;
-    bool overflow = false;
-    for (std::size_t i = b; i < e; ++i) {
-        const char c = text[i];
-        if (c == '_') {
-            if (text[i - 1] == '_') return std::nullopt;  // "1__0"
-            continue;
-        }
-        if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-        value = value * 10 + static_cast<unsigned>(c - '0');
-        if (value > static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max()) + 1) overflow = true, value = 0;
-    }
-    const auto max = static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max());
-    if (overflow || value > max + (negative ? 1 : 0)) {
-        if (too_large) *too_large = true;
-        return std::nullopt;
-    }
-    if (negative) return value == max + 1 ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(value);
-    return static_cast<std::int64_t>(value);
-}
-
 std::string python_repr(const std::string& text) {
     const bool has_single = text.find('\'') != std::string::npos, has_double = text.find('"') != std::string::npos;
     const char quote = has_single && !has_double ? '"' : '\'';

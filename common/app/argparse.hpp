@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "llmfs/text/validate.hpp"  // python_int
+
 namespace llmfs {
 
 class ArgumentParser {
@@ -90,9 +92,6 @@ private:
     std::map<std::string, bool> flags_;
 };
 
-// Python's int(text) for base 10: surrounding whitespace, one sign, digits with single '_'
-// between them. Nothing when Python would raise ValueError, or (llmfs's limit) past 64 bits.
-std::optional<std::int64_t> python_int(const std::string& text, bool* too_large = nullptr);
 // repr(text) of a Python str: '...' (or "..." when text holds ' and no "), with \\, \n, \t, \r
 // and other control characters escaped.
 std::string python_repr(const std::string& text);

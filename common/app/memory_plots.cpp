@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "llmfs/app/argparse.hpp"
 #include "llmfs/nn/memory_estimate.hpp"
 
 namespace llmfs {
@@ -86,10 +85,8 @@ LineChart mla_memory_chart() {
 
 LineChart swa_memory_chart(const SwaPlotArgs& a, std::string* skipped) {
     const double bytes = bytes_per_elem(a.dtype);
-    const auto colon = a.swa_ratio.find(':');
-    swa_layer_split(0, a.swa_ratio);  // the script's ValueError for a bad ratio
-    const double ra = static_cast<double>(*python_int(a.swa_ratio.substr(0, colon)));
-    const double rb = static_cast<double>(*python_int(a.swa_ratio.substr(colon + 1)));
+    const auto [ratio_a, ratio_b] = parse_swa_ratio(a.swa_ratio);  // the script's ValueError for a bad ratio
+    const double ra = static_cast<double>(ratio_a), rb = static_cast<double>(ratio_b);
     // n_swa_layers = int(round(n_layers * (a / total_blocks))): not the estimator's split
     const double n_swa = std::nearbyint(static_cast<double>(a.n_layers) * (ra / (ra + rb)));
     const double n_full = static_cast<double>(a.n_layers) - n_swa;

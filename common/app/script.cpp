@@ -65,6 +65,18 @@ int run_script(int argc, char** argv, const std::string& description,
     }
 }
 
+KVEstimateArgs kv_estimate_args(const ArgumentParser& args) {
+    KVEstimateArgs a;
+    a.context_length = *args.get_int("context_length");
+    a.emb_dim = *args.get_int("emb_dim");
+    a.n_heads = *args.get_int("n_heads");
+    a.n_layers = *args.get_int("n_layers");
+    a.n_kv_groups = *args.get_int("n_kv_groups");
+    a.batch_size = *args.get_int("batch_size");
+    a.dtype = args.get_string("dtype");
+    return a;
+}
+
 std::size_t script_size(const ArgumentParser& args, const std::string& name) {
     const std::int64_t v = *args.get_int(name);
     if (v < 0)

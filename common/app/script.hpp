@@ -28,6 +28,7 @@
 #include "llmfs/app/argparse.hpp"
 #include "llmfs/app/notebook.hpp"
 #include "llmfs/nn/gpt_variants.hpp"
+#include "llmfs/nn/memory_estimate.hpp"
 #include "llmfs/text/tokenizer.hpp"
 
 namespace llmfs {
@@ -74,6 +75,9 @@ int run_gpt_script(int argc, char** argv, const GptScript& script);
 // The arguments every GPT script has: --emb_dim, --n_heads, --n_layers (and a GELU feed-forward of
 // 4 * emb_dim units, chapter 4's).
 VariantConfig script_base_config(const ArgumentParser& args);
+// The arguments memory_estimator_{gqa,mla,swa}.py share: --context_length, --emb_dim, --n_heads,
+// --n_layers, --n_kv_groups, --batch_size, --dtype (each script declares them in its own order).
+KVEstimateArgs kv_estimate_args(const ArgumentParser& args);
 // args.<name> as a size. A negative one throws PythonError, as PyTorch refuses a tensor with a
 // negative dimension.
 std::size_t script_size(const ArgumentParser& args, const std::string& name);

@@ -18,14 +18,7 @@ namespace {
 // nn.Linear on T rows: x [T, in] -> [T, out]
 std::vector<float> project(const Linear& lin, const float* x, std::size_t T) {
     std::vector<float> y(T * lin.out_features());
-    if (T == 0 || lin.out_features() == 0) return y;
-    if (lin.in_features() == 0) {  // an empty product: the bias alone
-        for (std::size_t t = 0; t < T; ++t)
-            for (std::size_t o = 0; o < lin.out_features(); ++o) y[t * lin.out_features() + o] = lin.bias ? lin.bias->data(o) : 0.0f;
-        return y;
-    }
-    linear_rows(x, T, lin.weight.data.data(), lin.bias ? lin.bias->data.data() : nullptr, lin.in_features(),
-                lin.out_features(), y.data());
+    lin.forward_rows(x, T, y.data());
     return y;
 }
 
@@ -40,6 +33,15 @@ bool check_heads(std::size_t d_out, std::size_t num_heads) {
     if (num_heads == 0) throw PythonError("ZeroDivisionError: integer modulo by zero");
     if (d_out % num_heads != 0) throw PythonError("AssertionError: d_out must be divisible by num_heads");
     return true;
+}
+
+// How many of n items x[-min(n, count):] keeps in Python: the last count of them, all for a count
+// of 0 (x[-0:] is the whole of x), all but the first -count for a negative one.
+std::size_t python_tail(std::size_t n, std::int64_t count) {
+    const std::int64_t keep = std::min<std::int64_t>(static_cast<std::int64_t>(n), count);
+    if (keep > 0) return static_cast<std::size_t>(keep);
+    if (keep == 0) return n;
+    return n - std::min<std::size_t>(n, static_cast<std::size_t>(-keep));
 }
 
 // torch.cat([cache, new], dim=1) for token-major caches
@@ -122,9 +124,7 @@ Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
         std::size_t attn_keep = combined;
         if (sliding_window_size) {
             // attn_keep = min(keys.size(1), W + num_tokens - 1); keys = keys[:, -attn_keep:]
-            // (Python's x[:, -0:] keeps everything, so a non-positive count keeps all keys)
-            const std::int64_t keep = std::min<std::int64_t>(static_cast<std::int64_t>(combined), *sliding_window_size + static_cast<std::int64_t>(T) - 1);
-            attn_keep = keep > 0 ? static_cast<std::size_t>(keep) : keep == 0 ? combined : combined - std::min<std::size_t>(combined, static_cast<std::size_t>(-keep));
+            attn_keep = python_tail(combined, *sliding_window_size + static_cast<std::int64_t>(T) - 1);
         }
         const std::size_t dropped = combined - attn_keep;
         // k_start_pos_abs = (self.ptr_current_pos - old_len) + dropped; q_start_pos_abs = self.ptr_current_pos
@@ -134,8 +134,7 @@ Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
         ptr_current_pos += static_cast<std::int64_t>(T);
         if (sliding_window_size) {
             // cache_keep = min(combined_k.size(1), W); self.cache_k = combined_k[:, -cache_keep:]
-            const std::int64_t keep = std::min<std::int64_t>(static_cast<std::int64_t>(combined), *sliding_window_size);
-            const std::size_t cache_keep = keep > 0 ? static_cast<std::size_t>(keep) : keep == 0 ? combined : combined - std::min<std::size_t>(combined, static_cast<std::size_t>(-keep));
+            const std::size_t cache_keep = python_tail(combined, *sliding_window_size);
             const std::size_t drop = (combined - cache_keep) * C;
             cache_k.erase(cache_k.begin(), cache_k.begin() + static_cast<std::ptrdiff_t>(drop));
             cache_v.erase(cache_v.begin(), cache_v.begin() + static_cast<std::ptrdiff_t>(drop));

@@ -29,8 +29,7 @@ Array<3> FastMultiHeadAttention::forward(const Array<3>& x) const {
         causal_attention_head(q, 3 * C, q + C, q + 2 * C, 3 * C, context.data() + b * T * C + h * hs, C, T, 0, hs, scratch);
     });
     Array<3> out = Array<3>::from_shape({B, T, C});
-    const auto& proj = mha.out_proj;
-    linear_rows(context.data(), B * T, proj.weight.data.data(), proj.bias ? proj.bias->data.data() : nullptr, C, C, out.data());
+    mha.out_proj.forward_rows(context.data(), B * T, out.data());
     return out;
 }
 

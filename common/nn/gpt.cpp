@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "llmfs/fast/kernels.hpp"
 #include "llmfs/fast/memory.hpp"
 
 namespace llmfs {
@@ -73,6 +74,10 @@ Tensor<N> layer_norm(const LayerNorm& ln, const Tensor<N>& x) {
 
 Tensor<3> LayerNorm::operator()(const Tensor<3>& x) const { return layer_norm(*this, x); }
 Tensor<2> LayerNorm::operator()(const Tensor<2>& x) const { return layer_norm(*this, x); }
+
+void LayerNorm::forward_rows(float* x, std::size_t rows) const {
+    layer_norm_rows(x, rows, scale.data.size(), scale.data.data(), shift.data.data(), static_cast<float>(eps));
+}
 
 // ---- FeedForward, TransformerBlock -------------------------------------------------------------
 

@@ -57,6 +57,9 @@ struct LayerNorm {
     explicit LayerNorm(std::size_t emb_dim);
     Tensor<3> operator()(const Tensor<3>& x) const;  // [B, T, C] -> [B, T, C]
     Tensor<2> operator()(const Tensor<2>& x) const;  // [B, C] -> [B, C]
+    // In place over `rows` rows of C floats, through the fused kernel (layer_norm_rows,
+    // fast/kernels.hpp), bit for bit what operator() computes: for the generation paths.
+    void forward_rows(float* x, std::size_t rows) const;
 };
 
 // 4.3: GELU, the tanh approximation, op for op as the book's class computes it

@@ -17,16 +17,9 @@ namespace {
 
 // nn.Linear on rows: x [T, in] -> [T, out]
 Array<2> linear(const Linear& lin, const Array<2>& x) {
-    const std::size_t T = x.shape()[0];
-    Array<2> y = Array<2>::from_shape({T, lin.out_features()});
-    if (T == 0 || lin.out_features() == 0) return y;
-    linear_rows(x.data(), T, lin.weight.data.data(), lin.bias ? lin.bias->data.data() : nullptr, lin.in_features(),
-                lin.out_features(), y.data());
+    Array<2> y = Array<2>::from_shape({x.shape()[0], lin.out_features()});
+    lin.forward_rows(x.data(), x.shape()[0], y.data());
     return y;
-}
-
-void layer_norm(const LayerNorm& ln, Array<2>& x) {
-    layer_norm_rows(x.data(), x.shape()[0], x.shape()[1], ln.scale.data.data(), ln.shift.data.data(), static_cast<float>(ln.eps));
 }
 
 // silu(fc1(x)) * fc2(x) -> fc3: the SwiGLU expert, x [R, C] -> [R, C]
@@ -199,18 +192,18 @@ Array<2> VariantGPTModel::forward(const std::vector<std::int64_t>& in_idx, bool 
     if (use_cache) current_pos += static_cast<std::int64_t>(T);
     for (auto& block : trf_blocks) {
         Array<2> h = x;  // shortcut = x; x = self.norm1(x); x = self.att(x, use_cache=use_cache); x = x + shortcut
-        layer_norm(block.norm1, h);
+        block.norm1.forward_rows(h.data(), h.shape()[0]);
         const Array<2> a = block.att->forward(h, use_cache);
         x += a;
         h = x;  // shortcut = x; x = self.norm2(x); x = self.ff(x); x = x + shortcut
-        layer_norm(block.norm2, h);
+        block.norm2.forward_rows(h.data(), h.shape()[0]);
         const auto start = std::chrono::steady_clock::now();
         const Array<2> f = block.ff->forward(h);
         ff_time_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         x += f;
     }
     Array<2> rows = last_only ? Array<2>(xt::view(x, xt::range(T - 1, T), xt::all())) : x;
-    layer_norm(final_norm, rows);  // x = self.final_norm(x)
+    final_norm.forward_rows(rows.data(), rows.shape()[0]);  // x = self.final_norm(x)
     return linear(out_head, rows);  // logits = self.out_head(x): [T, V] (or [1, V])
 }
 

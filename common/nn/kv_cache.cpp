@@ -22,15 +22,6 @@ KVCache::KVCache(const GPTConfig& cfg, std::size_t batch, std::size_t capacity_)
 
 namespace {
 
-void linear_rows(const Linear& lin, const float* x, std::size_t rows, float* y) {
-    llmfs::linear_rows(x, rows, lin.weight.data.data(), lin.bias ? lin.bias->data.data() : nullptr, lin.in_features(),
-                       lin.out_features(), y);
-}
-
-void layer_norm(const LayerNorm& ln, float* x, std::size_t rows) {
-    layer_norm_rows(x, rows, ln.scale.data.size(), ln.scale.data.data(), ln.shift.data.data(), static_cast<float>(ln.eps));
-}
-
 // From this many new tokens on (a prompt, a rebuilt window) the heads run on parallel threads;
 // a single decoding step's heads are too small to pay for the threads.
 constexpr std::size_t kParallelTokens = 32;
@@ -51,10 +42,10 @@ void block_cached(const TransformerBlock& blk, float* x, std::size_t B, std::siz
     const std::size_t C = att.d_out, NH = att.num_heads, hs = att.head_dim, rows = B * T;
     // shortcut = x; x = self.norm1(x)
     std::copy(x, x + rows * C, s.h.begin());
-    layer_norm(blk.norm1, s.h.data(), rows);
-    linear_rows(att.W_query, s.h.data(), rows, s.q.data());  // [B, T, NH * hs]
-    linear_rows(att.W_key, s.h.data(), rows, s.k.data());
-    linear_rows(att.W_value, s.h.data(), rows, s.v.data());
+    blk.norm1.forward_rows(s.h.data(), rows);
+    att.W_query.forward_rows(s.h.data(), rows, s.q.data());  // [B, T, NH * hs]
+    att.W_key.forward_rows(s.h.data(), rows, s.k.data());
+    att.W_value.forward_rows(s.h.data(), rows, s.v.data());
     for (std::size_t b = 0; b < B; ++b) {
         for (std::size_t t = 0; t < T; ++t) {
             const std::size_t row = (b * T + t) * C;
@@ -77,14 +68,14 @@ void block_cached(const TransformerBlock& blk, float* x, std::size_t B, std::siz
     } else {
         for (std::size_t i = 0; i < B * NH; ++i) head(i, s.scores);
     }
-    linear_rows(att.out_proj, s.ctx.data(), rows, s.a.data());
+    att.out_proj.forward_rows(s.ctx.data(), rows, s.a.data());
     for (std::size_t i = 0; i < rows * C; ++i) x[i] += s.a[i];  // x = x + shortcut (dropout off)
 
     std::copy(x, x + rows * C, s.h.begin());
-    layer_norm(blk.norm2, s.h.data(), rows);
-    linear_rows(blk.ff.fc1, s.h.data(), rows, s.f.data());
+    blk.norm2.forward_rows(s.h.data(), rows);
+    blk.ff.fc1.forward_rows(s.h.data(), rows, s.f.data());
     gelu_inplace(s.f.data(), rows * 4 * C);
-    linear_rows(blk.ff.fc2, s.f.data(), rows, s.a.data());
+    blk.ff.fc2.forward_rows(s.f.data(), rows, s.a.data());
     for (std::size_t i = 0; i < rows * C; ++i) x[i] += s.a[i];
 }
 
@@ -121,9 +112,9 @@ Array<3> forward_cached_at(const GPTModel& model, const IdArray<2>& in_idx, std:
     Array<2> h = Array<2>::from_shape({B * t_out, C});  // the rows that get logits
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t t = 0; t < t_out; ++t) std::copy_n(&x(b, T - t_out + t, 0), C, &h(b * t_out + t, 0));
-    layer_norm(model.final_norm, h.data(), B * t_out);
+    model.final_norm.forward_rows(h.data(), B * t_out);
     Array<3> logits = Array<3>::from_shape({B, t_out, model.out_head.out_features()});
-    linear_rows(model.out_head, h.data(), B * t_out, logits.data());
+    model.out_head.forward_rows(h.data(), B * t_out, logits.data());
     return logits;
 }
 

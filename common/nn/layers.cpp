@@ -1,5 +1,6 @@
 #include "llmfs/nn/layers.hpp"
 
+#include "llmfs/fast/kernels.hpp"
 #include "llmfs/fast/memory.hpp"
 
 #include <cstring>
@@ -19,6 +20,10 @@ Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features
     if (with_bias) bias = Tensor<1>::parameter(Array<1>::from_shape({out_features}));
     prefault(weight.data.data(), weight.data.size() * sizeof(float));
     init_linear_(gen, weight.data.data(), out_features, in_features, bias ? bias->data.data() : nullptr);
+}
+
+void Linear::forward_rows(const float* x, std::size_t rows, float* y) const {
+    linear_rows(x, rows, weight.data.data(), bias ? bias->data.data() : nullptr, in_features(), out_features(), y);
 }
 
 Dropout::Dropout(Generator& gen, double p) : gen_(&gen), p_(p) {

@@ -54,6 +54,9 @@ struct Linear {
     std::size_t in_features() const { return weight.data.shape()[1]; }
     std::size_t out_features() const { return weight.data.shape()[0]; }
     std::size_t num_parameters() const { return weight.data.size() + (bias ? bias->data.size() : 0); }
+    // The same product on raw rows through the fast kernels (linear_rows, fast/kernels.hpp), for the
+    // generation paths: x [rows, in] -> y [rows, out]. Its last bits may differ from operator()'s.
+    void forward_rows(const float* x, std::size_t rows, float* y) const;
 
     // x [..., in] -> [..., out]. PyTorch runs addmm (2-D with bias), mm (2-D without), or the folded
     // 3-D paths, and the grad_fn it reports follows the path taken.

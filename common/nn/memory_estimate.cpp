@@ -6,6 +6,8 @@
 #include <limits>
 #include <sstream>
 
+#include "llmfs/text/validate.hpp"
+
 namespace llmfs {
 
 namespace {
@@ -134,16 +136,25 @@ std::string kv_config(const KVEstimateArgs& a, bool with_latent, std::int64_t he
     return out.str();
 }
 
-}  // namespace
-
-std::string memory_estimate_gqa(const KVEstimateArgs& a) {
+// What memory_estimator_gqa.py and _mla.py both compute first, in their order (the divisibility
+// check, then head_dim): the MHA and the GQA cache.
+struct MhaGqaTotals {
+    std::int64_t head_dim, n_kv_heads_gqa, total_mha, total_gqa;
+};
+MhaGqaTotals mha_gqa_totals(const KVEstimateArgs& a) {
     check_divides(a.n_heads, a.n_kv_groups);
     const int bytes = bytes_per_elem(a.dtype);
     const std::int64_t head_dim = head_dim_of(a.emb_dim, a.n_heads);
     const std::int64_t n_kv_heads_gqa = floor_div(a.n_heads, a.n_kv_groups);
-    const std::int64_t total_mha = calc_kv_bytes_total(a.batch_size, a.context_length, a.emb_dim, a.n_heads, a.n_heads, a.n_layers, bytes);
-    const std::int64_t total_gqa =
-        calc_kv_bytes_total(a.batch_size, a.context_length, a.emb_dim, a.n_heads, n_kv_heads_gqa, a.n_layers, bytes);
+    return {head_dim, n_kv_heads_gqa,
+            calc_kv_bytes_total(a.batch_size, a.context_length, a.emb_dim, a.n_heads, a.n_heads, a.n_layers, bytes),
+            calc_kv_bytes_total(a.batch_size, a.context_length, a.emb_dim, a.n_heads, n_kv_heads_gqa, a.n_layers, bytes)};
+}
+
+}  // namespace
+
+std::string memory_estimate_gqa(const KVEstimateArgs& a) {
+    const auto [head_dim, n_kv_heads_gqa, total_mha, total_gqa] = mha_gqa_totals(a);
     const double ratio = true_div(total_mha, total_gqa);
     const double savings = 1 - true_div(total_gqa, total_mha);
 
@@ -158,13 +169,8 @@ std::string memory_estimate_gqa(const KVEstimateArgs& a) {
 }
 
 std::string memory_estimate_mla(const KVEstimateArgs& a) {
-    check_divides(a.n_heads, a.n_kv_groups);
+    const auto [head_dim, n_kv_heads_gqa, total_mha, total_gqa] = mha_gqa_totals(a);
     const int bytes = bytes_per_elem(a.dtype);
-    const std::int64_t head_dim = head_dim_of(a.emb_dim, a.n_heads);
-    const std::int64_t n_kv_heads_gqa = floor_div(a.n_heads, a.n_kv_groups);
-    const std::int64_t total_mha = calc_kv_bytes_total(a.batch_size, a.context_length, a.emb_dim, a.n_heads, a.n_heads, a.n_layers, bytes);
-    const std::int64_t total_gqa =
-        calc_kv_bytes_total(a.batch_size, a.context_length, a.emb_dim, a.n_heads, n_kv_heads_gqa, a.n_layers, bytes);
     const std::int64_t total_mla = calc_mla_bytes_total(a.batch_size, a.context_length, a.n_layers, a.latent_dim, bytes);
     // ratio = total_mha / total_gqa if total_gqa != 0 else float("inf"), and so on
     const double inf = std::numeric_limits<double>::infinity();
@@ -186,37 +192,25 @@ std::string memory_estimate_mla(const KVEstimateArgs& a) {
     return out.str();
 }
 
-std::pair<std::int64_t, std::int64_t> swa_layer_split(std::int64_t n_layers, const std::string& swa_ratio) {
-    // parse_ratio: a_str, b_str = ratio_str.split(":"); a, b = int(a_str), int(b_str); assert a >= 0 and b >= 0 and a + b > 0
+std::pair<std::int64_t, std::int64_t> parse_swa_ratio(const std::string& swa_ratio) {
+    // a_str, b_str = ratio_str.split(":"); a, b = int(a_str), int(b_str); assert a >= 0 and b >= 0 and (a + b) > 0
     const PythonError bad("ValueError: --swa_ratio must be in the form 'a:b' with nonnegative integers and a+b>0");
     const auto colon = swa_ratio.find(':');
     if (colon == std::string::npos || swa_ratio.find(':', colon + 1) != std::string::npos) throw bad;
-    std::int64_t parts[2];
-    const std::string texts[2] = {swa_ratio.substr(0, colon), swa_ratio.substr(colon + 1)};
-    for (int i = 0; i < 2; ++i) {
-        // int(): surrounding whitespace, a sign, digits with single underscores
-        const std::string& t = texts[i];
-        std::size_t b = 0, e = t.size();
-        auto space = [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f); };
-        while (b < e && space(static_cast<unsigned char>(t[b]))) ++b;
-        while (e > b && space(static_cast<unsigned char>(t[e - 1]))) --e;
-        bool negative = false;
-        if (b < e && (t[b] == '+' || t[b] == '-')) negative = t[b++] == '-';
-        if (b == e || !std::isdigit(static_cast<unsigned char>(t[b])) || !std::isdigit(static_cast<unsigned char>(t[e - 1]))) throw bad;
-        i128 v = 0;
-        for (std::size_t k = b; k < e; ++k) {
-            if (t[k] == '_') {
-                if (t[k - 1] == '_') throw bad;
-                continue;
-            }
-            if (!std::isdigit(static_cast<unsigned char>(t[k]))) throw bad;
-            v = v * 10 + (t[k] - '0');
-            if (v > std::numeric_limits<std::int64_t>::max()) throw std::overflow_error("--swa_ratio: a number does not fit in 64 bits");
-        }
-        parts[i] = static_cast<std::int64_t>(negative ? -v : v);
-    }
-    const std::int64_t a = parts[0], b = parts[1];
+    auto side = [&](const std::string& text) {  // int(a_str), left to right
+        bool too_large = false;
+        const auto v = python_int(text, &too_large);
+        if (too_large) throw std::overflow_error("--swa_ratio: a number does not fit in 64 bits");
+        if (!v) throw bad;
+        return *v;
+    };
+    const std::int64_t a = side(swa_ratio.substr(0, colon)), b = side(swa_ratio.substr(colon + 1));
     if (a < 0 || b < 0 || a + b <= 0) throw bad;
+    return {a, b};
+}
+
+std::pair<std::int64_t, std::int64_t> swa_layer_split(std::int64_t n_layers, const std::string& swa_ratio) {
+    const auto [a, b] = parse_swa_ratio(swa_ratio);
     // distribute_layers(n_layers, a, b)
     const std::int64_t block = a + b, blocks = floor_div(n_layers, block), rem = floor_mod(n_layers, block);
     const std::int64_t swa = checked(static_cast<i128>(blocks) * a + std::min(a, rem), "the SWA layer count");

@@ -55,8 +55,11 @@ std::string memory_estimate_gqa(const KVEstimateArgs& args);
 std::string memory_estimate_mla(const KVEstimateArgs& args);
 std::string memory_estimate_swa(const KVEstimateArgs& args);
 
-// memory_estimator_swa.py's layer split: parse_ratio("a:b") and distribute_layers(n_layers, a, b)
-// -> (SWA layers, full layers), with Python's floor division.
+// memory_estimator_swa.py's parse_ratio("a:b") -> (a, b): int() of each side, a >= 0, b >= 0,
+// a + b > 0, else its ValueError (the SWA plot script parses the same way).
+std::pair<std::int64_t, std::int64_t> parse_swa_ratio(const std::string& swa_ratio);
+// Its layer split: distribute_layers(n_layers, *parse_ratio(swa_ratio)) -> (SWA layers, full
+// layers), with Python's floor division.
 std::pair<std::int64_t, std::int64_t> swa_layer_split(std::int64_t n_layers, const std::string& swa_ratio);
 
 struct MoEEstimateArgs {

@@ -1,8 +1,11 @@
-// Checks of untrusted text before it is used: UTF-8 well-formedness, and JSON's nesting and
-// repeated keys before nlohmann-json builds a document (notebooks, safetensors headers).
+// Checks of untrusted text before it is used: UTF-8 well-formedness, JSON's nesting and repeated
+// keys before nlohmann-json builds a document (notebooks, safetensors headers), and integers as
+// Python's int() reads them (the bonus scripts' arguments).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,5 +37,10 @@ struct JsonCheck {
 // find_duplicate_keys, at the first key repeated within one object. A syntax error just ends the
 // pass: json::parse, called next, reports it.
 JsonCheck check_json(std::string_view text, int max_depth, bool find_duplicate_keys);
+
+// Python's int(text) for base 10: surrounding whitespace, one sign, digits with single '_'
+// between them. Nothing when Python would raise ValueError, or (llmfs's limit) past 64 bits,
+// which *too_large then says.
+std::optional<std::int64_t> python_int(const std::string& text, bool* too_large = nullptr);
 
 }  // namespace llmfs
