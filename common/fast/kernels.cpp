@@ -12,24 +12,15 @@
 
 namespace llmfs {
 
+SingleThreadedBlas::SingleThreadedBlas() : threads_(openblas_get_num_threads()) {
+    if (threads_ != 1) openblas_set_num_threads(1);
+}
+
+SingleThreadedBlas::~SingleThreadedBlas() {
+    if (threads_ != 1) openblas_set_num_threads(threads_);
+}
+
 namespace {
-
-// OpenBLAS single-threaded while the pool's threads call it: its own threads would fight ours
-// (and a pthreads OpenBLAS serialises concurrent threaded calls).
-class SingleThreadedBlas {
-public:
-    SingleThreadedBlas() : threads_(openblas_get_num_threads()) {
-        if (threads_ != 1) openblas_set_num_threads(1);
-    }
-    ~SingleThreadedBlas() {
-        if (threads_ != 1) openblas_set_num_threads(threads_);
-    }
-    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
-private:
-    int threads_;
-};
 
 // Products smaller than this many multiply-adds run on the calling thread.
 constexpr std::size_t kParallelMacs = 1 << 16;
@@ -42,40 +33,96 @@ std::size_t columns_per_chunk(std::size_t n, std::size_t pieces) {
     return std::max(kAlign, (n / pieces + kAlign - 1) / kAlign * kAlign);
 }
 
+// y[r] += W[r, :] . x for the rows r in [0, n): dot_lanes row after row, so W is read as one
+// sequential stream.
 void gemv_block(const float* w, const float* x, float* y, std::size_t n, std::size_t k) {
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n), static_cast<int>(k), 1.0f, w, static_cast<int>(k), x,
-                1, 1.0f, y, 1);
+    for (std::size_t r = 0; r < n; ++r) y[r] += dot_lanes(w + r * k, x, k);
 }
 
 }  // namespace
 
-void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
-    if (n == 0) return;
-    if (!accumulate) std::fill(y, y + n, 0.0f);  // never rely on BLAS ignoring y when beta = 0
-    if (k == 0) return;
-    SingleThreadedBlas single;  // LLMFS_THREADS=1 means one thread, OpenBLAS's included
+float dot_lanes(const float* w, const float* x, std::size_t k) {
+    std::array<float, kDotLanes> lane{};  // lane[l] sums w[i] * x[i] for i = l (mod kDotLanes)
+    std::size_t i = 0;
+    for (; i + kDotLanes <= k; i += kDotLanes)
+        for (std::size_t l = 0; l < kDotLanes; ++l) lane[l] += w[i + l] * x[i + l];  // a product, then a sum
+    for (std::size_t l = 0; i + l < k; ++l) lane[l] += w[i + l] * x[i + l];
+    for (std::size_t half = kDotLanes / 2; half > 0; half /= 2)  // lane[l] += lane[l + half]: 16, 8, 4, 2, 1
+        for (std::size_t l = 0; l < half; ++l) lane[l] += lane[l + half];
+    return lane[0];
+}
+
+namespace {
+
+// Rows of W per chunk of a pooled gemv: about 8 chunks a thread (a descheduled thread holds up only
+// its chunk), at most ~256 KB of W (the others never wait long at the end of a product), at least
+// 8 rows. A row's bits do not depend on the chunk it falls in.
+std::size_t gemv_rows_per_chunk(std::size_t n, std::size_t k, std::size_t threads) {
+    const std::size_t by_count = (n + threads * 8 - 1) / (threads * 8);
+    const std::size_t by_bytes = (std::size_t{1} << 16) / std::max<std::size_t>(k, 1);
+    return std::max<std::size_t>(8, std::min(by_count, by_bytes));
+}
+
+}  // namespace
+
+void gemv_many(const std::vector<GemvProduct>& products) {
+    std::size_t macs = 0;
+    for (const GemvProduct& p : products) macs += p.n * p.k;
     const std::size_t threads = compute_pool().size();
-    if (threads == 1 || n * k < kParallelMacs) {
-        gemv_block(w, x, y, n, k);
+    if (threads == 1 || macs < kParallelMacs) {
+        for (const GemvProduct& p : products) gemv_block(p.w, p.x, p.y, p.n, p.k);
         return;
     }
-    // Rows [r0, r1) of y = W @ x: each row's dot product is summed by the same kernel code, whichever
-    // chunk it falls in (kernels_test.cpp checks bit-equality with one call).
-    parallel_chunks(n, columns_per_chunk(n, threads * 16),  // ~16 a thread: a descheduled one holds up little
-                    [&](std::size_t r0, std::size_t r1) { gemv_block(w + r0 * k, x, y + r0, r1 - r0, k); });
+    // Every product's rows cut into chunks, all in one list: the threads go from one product's rows
+    // to the next's without meeting at the end of each.
+    struct Chunk {
+        const GemvProduct* product;
+        std::size_t r0, r1;
+    };
+    std::vector<Chunk> chunks;
+    for (const GemvProduct& p : products) {
+        if (p.k == 0) continue;
+        const std::size_t grain = gemv_rows_per_chunk(p.n, p.k, threads);
+        for (std::size_t r0 = 0; r0 < p.n; r0 += grain) chunks.push_back({&p, r0, std::min(p.n, r0 + grain)});
+    }
+    compute_pool().run(chunks.size(), [&](std::size_t i) {
+        const Chunk& c = chunks[i];
+        const GemvProduct& p = *c.product;
+        gemv_block(p.w + c.r0 * p.k, p.x, p.y + c.r0, c.r1 - c.r0, p.k);
+    });
+}
+
+void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
+    if (n == 0) return;
+    if (!accumulate) std::fill(y, y + n, 0.0f);
+    if (k == 0) return;
+    gemv_many({{w, x, y, n, k}});  // rows [r0, r1) of y = W @ x on the pool, each row as gemv_block sums it
 }
 
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
     if (n == 0) return;
     if (!accumulate) std::fill(y, y + n, 0.0f);
     if (k == 0) return;
-    SingleThreadedBlas single;
     gemv_block(w, x, y, n, k);
 }
 
 void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
                  float* y) {
     linear_rows(compute_pool(), x, rows, w, bias, in, out, y);
+}
+
+void linear_rows_many(const float* x, std::size_t rows, std::size_t in, const std::vector<LinearOutput>& layers) {
+    if (rows != 1) {
+        for (const LinearOutput& l : layers) linear_rows(x, rows, l.w, l.bias, in, l.out, l.y);
+        return;
+    }
+    std::vector<GemvProduct> products;
+    for (const LinearOutput& l : layers) {
+        if (l.bias) std::copy(l.bias, l.bias + l.out, l.y);  // y = bias + W @ x, as gemv with beta = 1
+        else std::fill(l.y, l.y + l.out, 0.0f);
+        products.push_back({l.w, x, l.y, l.out, in});
+    }
+    gemv_many(products);
 }
 
 void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in,
@@ -127,6 +174,7 @@ void causal_softmax_row(const float* scores, float* y, std::size_t n_valid, std:
 void causal_attention_head(const float* q, std::size_t ldq, const float* k, const float* v, std::size_t ldkv,
                            float* out, std::size_t ldo, std::size_t tq, std::size_t offset, std::size_t hs,
                            std::vector<float>& scratch) {
+    SingleThreadedBlas single;  // small products, on the calling thread: the same bits whatever OpenBLAS's thread count
     constexpr std::size_t kBlock = 64;  // query rows per block: small enough to skip most of the masked half
     const auto divisor = static_cast<float>(std::pow(static_cast<double>(hs), 0.5));  // keys.shape[-1]**0.5
     const std::size_t n_total = offset + tq;

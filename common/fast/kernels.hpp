@@ -1,7 +1,7 @@
 // Fast kernels for generation and benchmarks. Each sits beside the plain teaching code it replaces
 // (named on each line below) and kernels_test.cpp proves the two agree: bit for bit where the
-// kernel performs the same float operations in the same order, to a stated tolerance where BLAS
-// sums in another order (gemv). Chapter programs never print what these compute; generation
+// kernel performs the same float operations in the same order, to a stated tolerance where it
+// sums in another order (gemv, the many-row products). Chapter programs never print what these compute; generation
 // uses them only where tests prove the tokens identical to the teaching path.
 //
 // Raw row-major float buffers with explicit leading dimensions (ld*), so a head's [T, hs] slice
@@ -16,12 +16,46 @@
 
 namespace llmfs {
 
-// y[n] (+)= W[n, k] @ x[k]: one row through nn.Linear (x @ W^T) with cblas_sgemv, which reads
-// each weight once instead of packing W as sgemm does.  Teaching version: gemm with m = 1.
-// Large products run on compute_pool() (thread_pool.hpp) in chunks of rows of W, with the same
-// bits as gemv_one_call.
+// OpenBLAS single-threaded for the scope of one (nests): while the pool's threads call it, and for
+// the small products of decoding (a head's scores against 144 cached keys or more), which OpenBLAS
+// would otherwise hand half to its own worker thread. That thread then spins in sched_yield() for a
+// while after each call, on a core the pool needs: 10% of a decode's samples before this.
+class SingleThreadedBlas {
+public:
+    SingleThreadedBlas();
+    ~SingleThreadedBlas();
+    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+private:
+    int threads_;
+};
+
+// The dot product behind gemv, in an order fixed here so that every CPU gives the same bits: 32
+// lanes, lane l summing w[i] * x[i] for the i = l (mod 32) in increasing i (each product rounded,
+// then each sum: no fused multiply-add), then the lanes added pairwise (lane[l] += lane[l + 16], then
+// + 8, 4, 2, 1). Plain loops the compiler turns into SSE, AVX or NEON vectors without changing a
+// lane's operations. Teaching version: the sum inside x @ W^T.
+constexpr std::size_t kDotLanes = 32;
+float dot_lanes(const float* w, const float* x, std::size_t k);
+
+// y[n] (+)= W[n, k] @ x[k]: one row through nn.Linear (x @ W^T), one dot_lanes per row of W, so W
+// streams through once, row after row. (OpenBLAS's sgemv read 13 to 15 GB/s a core on the Zen 4 VM
+// where this reads 25 to 29: its kernel, Cooperlake there, walks four rows at a time.) Teaching
+// version: gemm with m = 1. Large products run on compute_pool() (thread_pool.hpp) in chunks of
+// rows of W, with the same bits as gemv_one_call.
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
-// The same product in one single-threaded cblas_sgemv call: the reference gemv is tested against.
+// Several such products in one run of the pool (y (+)= W @ x each, accumulating into y as given):
+// Q, K and V of one token, SwiGLU's fc1 and fc2. The same bits as one gemv each; the threads go on
+// to the next product's rows instead of meeting at the end of each.
+struct GemvProduct {
+    const float* w;  // [n, k]
+    const float* x;  // [k]
+    float* y;        // [n]
+    std::size_t n, k;
+};
+void gemv_many(const std::vector<GemvProduct>& products);
+// The same product on the calling thread alone: the reference the pooled gemv is tested against.
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
 
 // nn.Linear on rows: y [rows, out] = x [rows, in] @ w [out, in]^T (+ bias [out], may be null).
@@ -35,6 +69,16 @@ void linear_rows(const float* x, std::size_t rows, const float* w, const float* 
                  float* y);
 void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in,
                  std::size_t out, float* y);
+
+// Several nn.Linear layers on the same rows x [rows, in] (Q, K and V; SwiGLU's fc1 and fc2): the
+// same bits as one linear_rows call each; a single row goes through one gemv_many.
+struct LinearOutput {
+    const float* w;     // [out, in]
+    const float* bias;  // [out], or null
+    std::size_t out;
+    float* y;           // [rows, out]
+};
+void linear_rows_many(const float* x, std::size_t rows, std::size_t in, const std::vector<LinearOutput>& layers);
 
 // Fused masked, scaled softmax over one row of scores, as the teaching path computes
 //   softmax(scores.masked_fill(mask, -inf) / divisor, dim=-1)

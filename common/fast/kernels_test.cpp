@@ -92,6 +92,34 @@ TEST_CASE("attention with a cache offset equals the last rows of the full attent
     CHECK(xt::allclose(tail, xt::view(full, xt::range(offset, T)), 1e-5, 1e-6));
 }
 
+// dot_lanes's order written out the slow way, one lane at a time: what any CPU must reproduce.
+static float dot_lanes_naive(const float* w, const float* x, std::size_t k) {
+    std::vector<float> lane(kDotLanes, 0.0f);
+    for (std::size_t l = 0; l < kDotLanes; ++l)
+        for (std::size_t i = l; i < k; i += kDotLanes) {
+            const float product = w[i] * x[i];
+            lane[l] = lane[l] + product;
+        }
+    for (std::size_t half = kDotLanes / 2; half > 0; half /= 2)
+        for (std::size_t l = 0; l < half; ++l) lane[l] = lane[l] + lane[l + half];
+    return lane[0];
+}
+
+TEST_CASE("dot_lanes: the vectorised loop sums in the stated lane order, bit for bit, and close to a double sum") {
+    for (const std::size_t k : {0, 1, 5, 31, 32, 33, 64, 96, 100, 768, 3072, 3075}) {
+        const Array<1> w = randn_array<1>(k + 1, {k}), x = randn_array<1>(k + 2, {k});
+        const float fast = dot_lanes(w.data(), x.data(), k), naive = dot_lanes_naive(w.data(), x.data(), k);
+        INFO("k = " << k);
+        CHECK(std::memcmp(&fast, &naive, sizeof fast) == 0);
+        double exact = 0.0, magnitude = 0.0;
+        for (std::size_t i = 0; i < k; ++i) {
+            exact += static_cast<double>(w(i)) * x(i);
+            magnitude += std::abs(static_cast<double>(w(i)) * x(i));
+        }
+        CHECK(std::abs(fast - exact) <= 1e-6 * magnitude + 1e-30);
+    }
+}
+
 TEST_CASE("gemv equals gemm with one row, within rounding") {
     const Array<2> w = randn_array<2>(7, {300, 200});
     const Array<1> x = randn_array<1>(8, {200});
@@ -152,5 +180,33 @@ TEST_CASE("linear_rows on many rows: the same bits on one thread and on three, c
         INFO(rows << " x " << in << " -> " << out);
         CHECK(bit_equal(serial, pooled));
         CHECK(xt::allclose(pooled, whole, 1e-5, 1e-4));
+    }
+}
+
+TEST_CASE("linear_rows_many (Q, K and V in one pass) equals one linear_rows each, bit for bit") {
+    const std::size_t in = 768;
+    const std::vector<std::size_t> outs{768, 128, 3072, 5};
+    std::vector<Array<2>> w;
+    std::vector<Array<1>> bias;
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+        w.push_back(randn_array<2>(40 + i, {outs[i], in}));
+        bias.push_back(randn_array<1>(50 + i, {outs[i]}));
+    }
+    for (const std::size_t rows : {1, 3}) {
+        const Array<2> x = randn_array<2>(60 + rows, {rows, in});
+        std::vector<Array<2>> together, alone;
+        std::vector<LinearOutput> layers;
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            together.push_back(randn_array<2>(70 + i, {rows, outs[i]}));  // overwritten, whatever was there
+            alone.push_back(Array<2>::from_shape({rows, outs[i]}));
+        }
+        for (std::size_t i = 0; i < outs.size(); ++i)
+            layers.push_back({w[i].data(), i % 2 ? nullptr : bias[i].data(), outs[i], together[i].data()});
+        linear_rows_many(x.data(), rows, in, layers);
+        for (std::size_t i = 0; i < outs.size(); ++i) {
+            linear_rows(x.data(), rows, w[i].data(), i % 2 ? nullptr : bias[i].data(), in, outs[i], alone[i].data());
+            INFO(rows << " rows, layer " << i << " of " << outs[i] << " outputs");
+            CHECK(bit_equal(together[i], alone[i]));
+        }
     }
 }

@@ -1,6 +1,7 @@
 #include "llmfs/nn/attention_variants.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -20,6 +21,19 @@ std::vector<float> project(const Linear& lin, const float* x, std::size_t T) {
     std::vector<float> y(T * lin.out_features());
     lin.forward_rows(x, T, y.data());
     return y;
+}
+
+// Several nn.Linear on the same T rows x: [T, out] each; for one token, all in one pass of the pool.
+template <std::size_t N>
+std::array<std::vector<float>, N> project_each(const float* x, std::size_t T, const std::array<const Linear*, N>& layers) {
+    std::array<std::vector<float>, N> ys;
+    std::vector<std::pair<const Linear*, float*>> outputs;
+    for (std::size_t i = 0; i < N; ++i) {
+        ys[i].resize(T * layers[i]->out_features());
+        outputs.emplace_back(layers[i], ys[i].data());
+    }
+    Linear::forward_rows_each(x, T, outputs);
+    return ys;
 }
 
 void check_input(const Array<2>& x, std::size_t d_in, const char* layer) {
@@ -78,6 +92,7 @@ std::vector<float> attend(const float* q, const float* k, const float* v, std::s
     // Any other mask: whole rows of Tk scores, the masked ones -inf, as PyTorch computes them.
     const auto divisor = static_cast<float>(std::pow(static_cast<double>(hs), 0.5));  // keys.shape[-1]**0.5
     std::vector<float> scores(Tk), weights(Tk);
+    SingleThreadedBlas single;  // one row's products: OpenBLAS's own threads would only get in the way
     for (std::size_t h = 0; h < NH; ++h) {
         const std::size_t g = h / group_size;
         for (std::size_t i = 0; i < T; ++i) {
@@ -111,9 +126,8 @@ MultiHeadAttentionKV::MultiHeadAttentionKV(Generator& gen, std::size_t d_in, std
 Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
     check_input(x, W_query.in_features(), "MultiHeadAttention");
     const std::size_t T = x.shape()[0], C = d_out;
-    std::vector<float> keys_new = project(W_key, x.data(), T);  // self.W_key(x): [T, C] = [T, NH, hs]
-    std::vector<float> values_new = project(W_value, x.data(), T);
-    const std::vector<float> queries = project(W_query, x.data(), T);
+    // self.W_key(x), self.W_value(x), self.W_query(x): [T, C] = [T, NH, hs] each
+    auto [keys_new, values_new, queries] = project_each<3>(x.data(), T, {&W_key, &W_value, &W_query});
 
     std::vector<float> ctx;
     if (use_cache) {
@@ -170,9 +184,8 @@ GroupedQueryAttention::GroupedQueryAttention(Generator& gen, std::size_t d_in, s
 Array<2> GroupedQueryAttention::forward(const Array<2>& x, bool use_cache) {
     check_input(x, W_query.in_features(), "GroupedQueryAttention");
     const std::size_t T = x.shape()[0], C = d_out, G = num_kv_groups;
-    const std::vector<float> queries = project(W_query, x.data(), T);  // [T, NH * hs]
-    std::vector<float> keys = project(W_key, x.data(), T);              // [T, G * hs]
-    std::vector<float> values = project(W_value, x.data(), T);
+    // queries [T, NH * hs], keys and values [T, G * hs]
+    auto [queries, keys, values] = project_each<3>(x.data(), T, {&W_query, &W_key, &W_value});
     std::vector<float> ctx;
     if (use_cache) {
         const std::size_t old_len = cache_k.size() / (G * head_dim);
@@ -207,8 +220,7 @@ MultiHeadLatentAttention::MultiHeadLatentAttention(Generator& gen, std::size_t d
 Array<2> MultiHeadLatentAttention::forward(const Array<2>& x, bool use_cache) {
     check_input(x, W_query.in_features(), "MultiHeadLatentAttention");
     const std::size_t T = x.shape()[0], C = d_out, L = latent_dim;
-    const std::vector<float> queries = project(W_query, x.data(), T);  // [T, C]
-    std::vector<float> latent_new = project(W_DKV, x.data(), T);        // [T, L]
+    auto [queries, latent_new] = project_each<2>(x.data(), T, {&W_query, &W_DKV});  // [T, C], [T, L]
     std::int64_t q_start = 0;
     const std::vector<float>* latent_total = &latent_new;
     if (use_cache) {

@@ -24,9 +24,10 @@ Array<2> linear(const Linear& lin, const Array<2>& x) {
 
 // silu(fc1(x)) * fc2(x) -> fc3: the SwiGLU expert, x [R, C] -> [R, C]
 Array<2> swiglu(const Linear& fc1, const Linear& fc2, const Linear& fc3, const Array<2>& x) {
-    Array<2> a = linear(fc1, x);  // [R, H]
+    const std::size_t R = x.shape()[0];
+    Array<2> a = Array<2>::from_shape({R, fc1.out_features()}), b = Array<2>::from_shape({R, fc2.out_features()});  // [R, H]
+    Linear::forward_rows_each(x.data(), R, {{&fc1, a.data()}, {&fc2, b.data()}});
     silu_inplace(a.data(), a.size());
-    const Array<2> b = linear(fc2, x);
     for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] *= b.data()[i];
     return linear(fc3, a);
 }

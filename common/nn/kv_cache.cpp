@@ -43,9 +43,8 @@ void block_cached(const TransformerBlock& blk, float* x, std::size_t B, std::siz
     // shortcut = x; x = self.norm1(x)
     std::copy(x, x + rows * C, s.h.begin());
     blk.norm1.forward_rows(s.h.data(), rows);
-    att.W_query.forward_rows(s.h.data(), rows, s.q.data());  // [B, T, NH * hs]
-    att.W_key.forward_rows(s.h.data(), rows, s.k.data());
-    att.W_value.forward_rows(s.h.data(), rows, s.v.data());
+    // queries, keys, values = W_query(x), W_key(x), W_value(x): [B, T, NH * hs] each
+    Linear::forward_rows_each(s.h.data(), rows, {{&att.W_query, s.q.data()}, {&att.W_key, s.k.data()}, {&att.W_value, s.v.data()}});
     for (std::size_t b = 0; b < B; ++b) {
         for (std::size_t t = 0; t < T; ++t) {
             const std::size_t row = (b * T + t) * C;

@@ -26,6 +26,17 @@ void Linear::forward_rows(const float* x, std::size_t rows, float* y) const {
     linear_rows(x, rows, weight.data.data(), bias ? bias->data.data() : nullptr, in_features(), out_features(), y);
 }
 
+void Linear::forward_rows_each(const float* x, std::size_t rows, const std::vector<std::pair<const Linear*, float*>>& layers) {
+    std::vector<LinearOutput> outputs;
+    for (const auto& [layer, y] : layers) {
+        if (layer->in_features() != layers.front().first->in_features())
+            throw_shape_error("Linear::forward_rows_each", layer->weight.shape(), layers.front().first->weight.shape(),
+                              "every layer must take the same in_features");
+        outputs.push_back({layer->weight.data.data(), layer->bias ? layer->bias->data.data() : nullptr, layer->out_features(), y});
+    }
+    if (!layers.empty()) linear_rows_many(x, rows, layers.front().first->in_features(), outputs);
+}
+
 Dropout::Dropout(Generator& gen, double p) : gen_(&gen), p_(p) {
     if (!(p >= 0.0 && p <= 1.0))
         throw std::invalid_argument("dropout probability has to be between 0 and 1, but got " + std::to_string(p));

@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "llmfs/torch/ops.hpp"
 #include "llmfs/torch/rng.hpp"
@@ -57,6 +59,9 @@ struct Linear {
     // The same product on raw rows through the fast kernels (linear_rows, fast/kernels.hpp), for the
     // generation paths: x [rows, in] -> y [rows, out]. Its last bits may differ from operator()'s.
     void forward_rows(const float* x, std::size_t rows, float* y) const;
+    // Several layers on the same rows in one go (Q, K and V of a token): each (layer, y) pair gets
+    // layer.forward_rows(x, rows, y)'s bits; one row runs all of them in one pass of the thread pool.
+    static void forward_rows_each(const float* x, std::size_t rows, const std::vector<std::pair<const Linear*, float*>>& layers);
 
     // x [..., in] -> [..., out]. PyTorch runs addmm (2-D with bias), mm (2-D without), or the folded
     // 3-D paths, and the grad_fn it reports follows the path taken.
