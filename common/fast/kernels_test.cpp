@@ -120,6 +120,21 @@ TEST_CASE("dot_lanes: the vectorised loop sums in the stated lane order, bit for
     }
 }
 
+TEST_CASE("gemv's rows are dot_lanes's bits, whichever build of its row loop this CPU runs (AVX2 or portable)") {
+    for (const std::size_t k : {1, 33, 96, 768, 3075}) {
+        const std::size_t n = 5;
+        const Array<2> w = randn_array<2>(k + 3, {n, k});
+        const Array<1> x = randn_array<1>(k + 4, {k});
+        Array<1> y = Array<1>::from_shape({n});
+        gemv_one_call(w.data(), x.data(), y.data(), n, k, false);
+        for (std::size_t r = 0; r < n; ++r) {
+            const float row = dot_lanes(&w(r, 0), x.data(), k), got = y(r);
+            INFO("k = " << k << ", row " << r);
+            CHECK(std::memcmp(&row, &got, sizeof row) == 0);
+        }
+    }
+}
+
 TEST_CASE("gemv equals gemm with one row, within rounding") {
     const Array<2> w = randn_array<2>(7, {300, 200});
     const Array<1> x = randn_array<1>(8, {200});
