@@ -1,8 +1,8 @@
 // Fast kernels for generation and benchmarks. Each sits beside the plain teaching code it replaces
 // (named on each line below) and kernels_test.cpp proves the two agree: bit for bit where the
 // kernel performs the same float operations in the same order, to a stated tolerance where it
-// sums in another order (gemv, the many-row products). Chapter programs never print what these compute; generation
-// uses them only where tests prove the tokens identical to the teaching path.
+// sums in another order (gemv, the many-row products). Chapter programs never print what these
+// compute; generation uses them only where tests prove the tokens identical to the teaching path.
 //
 // Raw row-major float buffers with explicit leading dimensions (ld*), so a head's [T, hs] slice
 // of a [T, C] projection is used in place, without a transposed copy.
@@ -40,9 +40,8 @@ constexpr std::size_t kDotLanes = 32;
 float dot_lanes(const float* w, const float* x, std::size_t k);
 
 // y[n] (+)= W[n, k] @ x[k]: one row through nn.Linear (x @ W^T), one dot_lanes per row of W, so W
-// streams through once, row after row. (OpenBLAS's sgemv read 13 to 15 GB/s a core on the Zen 4 VM
-// where this reads 25 to 29: its kernel, Cooperlake there, walks four rows at a time.) Teaching
-// version: gemm with m = 1. Large products run on compute_pool() (thread_pool.hpp) in chunks of
+// streams through once, row after row. (OpenBLAS's sgemv, its Cooperlake kernel there, read 13 to
+// 15 GB/s a core on the Zen 4 VM where this reads 25 to 27.) Teaching version: gemm with m = 1. Large products run on compute_pool() (thread_pool.hpp) in chunks of
 // rows of W, with the same bits as gemv_one_call.
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
 // Several such products in one run of the pool (y (+)= W @ x each, accumulating into y as given):
