@@ -276,7 +276,7 @@ double peak_rss_bytes() {
 // Read bandwidth of main memory in bytes/s: the best of 3 passes summing a 512 MiB buffer on every
 // core, which is what a decoding step does with the weights. Measured just before and just after
 // the decode it bounds, and the higher taken: on the development VM it moved by a third within
-// minutes (24 to 32 GB/s), as the host's other guests came and went.
+// minutes (24 to 57 GB/s), as the host's other guests came and went.
 // The buffer is mapped on its own and unmapped after, not taken from the heap (which
 // reuse_freed_memory() keeps): measured before a model is built, it neither adds to the peak RSS nor
 // spares the model's weights their first-touch page faults.
@@ -315,7 +315,7 @@ int generate(const GenerateOptions& o) {
     if (encoded.empty()) throw std::invalid_argument("--prompt: the prompt encodes to no tokens");
     const IdArray<2> idx = xt::adapt(encoded, std::array<std::size_t, 2>{1, encoded.size()});
 
-    // Before the model: the buffer's memory is then reused for the weights, not added to the peak.
+    // Before the model, in a buffer unmapped after: the peak RSS stays the model's own.
     const double bandwidth_before = read_bandwidth();
     auto start = Clock::now();
     Generator gen;
@@ -431,7 +431,7 @@ int variants(const VariantsOptions& o) {
                                  "MB/step", "KV bytes", "estimator", "GB/s", "bound/s", "share");
     for (const auto& name : o.variants) {
         const auto [cfg, expected_cache] = script_defaults(name, context);
-        const double bandwidth_before = read_bandwidth();  // before the model: its buffer is reused for the weights
+        const double bandwidth_before = read_bandwidth();  // before the model: the peak RSS stays the model's own
         Generator gen;
         gen.manual_seed(123);
         VariantGPTModel model(gen, cfg);
