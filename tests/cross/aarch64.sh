@@ -66,7 +66,7 @@ selection=(-L unit)
 # each ch04 program runs 50 to 100 times slower, and .ci/run keeps to its time budget.
 [[ $what == all ]] && selection=(-L '^(unit|golden|sources)$' -E '^(golden, this CPU.s BLAS: (ch04_exercise_4_2|ch04_kv_cache|ch04_kv_cache_optimized|ch04_gpt_script) --bernoulli default|kv_cache_optimized: ?tests.py test_gpt_model_equivalence_not_cached.*)$')
 status=0
-ctest --test-dir build-aarch64 --output-on-failure --timeout 900 "${selection[@]}" || status=$?
+ctest --test-dir build-aarch64 --output-on-failure -j2 --timeout 900 "${selection[@]}" || status=$?
 
 tests/outcomes.sh "$outcomes" "aarch64: printed outputs against the x86 goldens" || true
 echo "== aarch64: $what tests done after $(($(date +%s) - start)) s (exit $status)"
