@@ -251,9 +251,17 @@ void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* sca
     }
 }
 
-void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn) {
-    SingleThreadedBlas single;
-    compute_pool().run(n, fn);
+void for_each_head(std::size_t heads, std::size_t macs, const std::function<void(std::size_t, std::vector<float>&)>& fn) {
+    SingleThreadedBlas single;  // a head's products are small: OpenBLAS's own threads would only get in the way
+    if (macs < kParallelMacs || compute_pool().size() == 1) {
+        std::vector<float> scratch;
+        for (std::size_t i = 0; i < heads; ++i) fn(i, scratch);
+        return;
+    }
+    compute_pool().run(heads, [&](std::size_t i) {
+        thread_local std::vector<float> scratch;  // kept between calls: no allocation per head
+        fn(i, scratch);
+    });
 }
 
 }  // namespace llmfs

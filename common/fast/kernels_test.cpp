@@ -225,3 +225,27 @@ TEST_CASE("linear_rows_many (Q, K and V in one pass) equals one linear_rows each
         }
     }
 }
+
+TEST_CASE("for_each_head: the heads on the pool give the bits of the heads one after another") {
+    // One decoding step against a cache of 200 keys (T 1), and a prompt of 70 tokens after 30 cached
+    // (T 70): 12 heads of 64, token-major [T, NH * hs] as the bonus GPTs keep them.
+    const std::size_t NH = 12, hs = 64, C = NH * hs;
+    for (const auto& [T, offset] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 199}, {70, 30}}) {
+        const std::size_t Tk = offset + T;
+        const Array<2> q = randn_array<2>(T, {T, C}), k = randn_array<2>(Tk + 1, {Tk, C}), v = randn_array<2>(Tk + 2, {Tk, C});
+        auto heads = [&](std::size_t macs) {
+            Array<2> ctx = xt::zeros<float>({T, C});
+            for_each_head(NH, macs, [&](std::size_t h, std::vector<float>& scratch) {
+                causal_attention_head(q.data() + h * hs, C, k.data() + h * hs, v.data() + h * hs, C, ctx.data() + h * hs,
+                                      C, T, offset, hs, scratch);
+            });
+            return ctx;
+        };
+        const Array<2> serial = heads(0), pooled = heads(NH * T * Tk * hs);
+        INFO("T " << T << " after " << offset << " cached, " << compute_pool().size() << " threads");
+        CHECK(bit_equal(pooled, serial));
+        for (std::size_t h = 0; h < NH; ++h)  // every head wrote its columns
+            CHECK(xt::amax(xt::abs(xt::view(serial, xt::all(), xt::range(h * hs, (h + 1) * hs))))() > 0.0f);
+        CHECK(xt::all(xt::isfinite(serial)));
+    }
+}

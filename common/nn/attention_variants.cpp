@@ -80,36 +80,37 @@ std::vector<float> attend(const float* q, const float* k, const float* v, std::s
     const std::int64_t W = window ? *window : static_cast<std::int64_t>(Tk) + 1;
     // Causal over a prefix of the keys (every query sees keys 0 .. offset + i): the fast kernel.
     const bool prefix = offset >= 0 && static_cast<std::size_t>(offset) + T == Tk && offset + static_cast<std::int64_t>(T) <= W;
-    std::vector<float> scratch;
+    const std::size_t macs = NH * T * Tk * hs;
     if (prefix) {
-        for (std::size_t h = 0; h < NH; ++h) {
+        for_each_head(NH, macs, [&](std::size_t h, std::vector<float>& scratch) {
             const std::size_t g = h / group_size;  // repeat_interleave: head h uses K/V group h // group_size
             causal_attention_head(q + h * hs, ldq, k + g * hs, v + g * hs, ldkv, ctx.data() + h * hs, ldq, T,
                                   static_cast<std::size_t>(offset), hs, scratch);
-        }
+        });
         return ctx;
     }
     // Any other mask: whole rows of Tk scores, the masked ones -inf, as PyTorch computes them.
     const auto divisor = static_cast<float>(std::pow(static_cast<double>(hs), 0.5));  // keys.shape[-1]**0.5
-    std::vector<float> scores(Tk), weights(Tk);
-    SingleThreadedBlas single;  // one row's products: OpenBLAS's own threads would only get in the way
-    for (std::size_t h = 0; h < NH; ++h) {
+    for_each_head(NH, macs, [&](std::size_t h, std::vector<float>& scratch) {
+        scratch.resize(2 * Tk);
+        float* scores = scratch.data();      // [Tk]
+        float* weights = scores + Tk;        // [Tk]
         const std::size_t g = h / group_size;
         for (std::size_t i = 0; i < T; ++i) {
             // attn_scores = queries @ keys.transpose(2, 3): one row
             cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(Tk), static_cast<int>(hs), 1.0f, k + g * hs,
-                        static_cast<int>(ldkv), q + i * ldq + h * hs, 1, 0.0f, scores.data(), 1);
+                        static_cast<int>(ldkv), q + i * ldq + h * hs, 1, 0.0f, scores, 1);
             for (std::size_t j = 0; j < Tk; ++j) {
                 // diff = q_positions - k_positions; mask_bool = (diff < 0) | (diff >= W)
                 const std::int64_t diff = (q_start + static_cast<std::int64_t>(i)) - (k_start + static_cast<std::int64_t>(j));
                 if (diff < 0 || diff >= W) scores[j] = -std::numeric_limits<float>::infinity();
             }
-            causal_softmax_row(scores.data(), weights.data(), Tk, Tk, divisor);
+            causal_softmax_row(scores, weights, Tk, Tk, divisor);
             // context_vec = attn_weights @ values: one row
             cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(Tk), static_cast<int>(hs), 1.0f, v + g * hs,
-                        static_cast<int>(ldkv), weights.data(), 1, 0.0f, ctx.data() + i * ldq + h * hs, 1);
+                        static_cast<int>(ldkv), weights, 1, 0.0f, ctx.data() + i * ldq + h * hs, 1);
         }
-    }
+    });
     return ctx;
 }
 

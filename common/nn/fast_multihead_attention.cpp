@@ -22,10 +22,9 @@ Array<3> FastMultiHeadAttention::forward(const Array<3>& x) const {
     Array<2> qkv = Array<2>::from_shape({B * T, 3 * C});  // [B * T, (q | k | v)]
     linear_rows(x.data(), B * T, w_qkv.data(), b_qkv ? b_qkv->data() : nullptr, w_qkv.shape()[1], 3 * C, qkv.data());
     Array<2> context = Array<2>::from_shape({B * T, C});  // [B * T, NH * hs]
-    parallel_for(B * NH, [&](std::size_t i) {
+    for_each_head(B * NH, B * NH * T * T * hs, [&](std::size_t i, std::vector<float>& scratch) {
         const std::size_t b = i / NH, h = i % NH;
         const float* q = qkv.data() + b * T * 3 * C + h * hs;
-        std::vector<float> scratch;
         causal_attention_head(q, 3 * C, q + C, q + 2 * C, 3 * C, context.data() + b * T * C + h * hs, C, T, 0, hs, scratch);
     });
     Array<3> out = Array<3>::from_shape({B, T, C});

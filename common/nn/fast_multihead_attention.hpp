@@ -11,7 +11,7 @@ namespace llmfs {
 
 // MultiHeadAttention::forward in eval mode (no dropout) with the fast kernels: one GEMM for the
 // three projections (W_query, W_key, W_value stacked), causal_attention_head per (batch, head)
-// straight on that GEMM's output, heads on parallel_for, then out_proj.
+// straight on that GEMM's output, heads on for_each_head, then out_proj.
 struct FastMultiHeadAttention {
     const MultiHeadAttention& mha;
     Array<2> w_qkv;                 // [3 * d_out, d_in]

@@ -22,14 +22,9 @@ KVCache::KVCache(const GPTConfig& cfg, std::size_t batch, std::size_t capacity_)
 
 namespace {
 
-// From this many new tokens on (a prompt, a rebuilt window) the heads run on parallel threads;
-// a single decoding step's heads are too small to pay for the threads.
-constexpr std::size_t kParallelTokens = 32;
-
 // Buffers one forward pass needs, [rows, C] unless noted.
 struct Scratch {
     std::vector<float> h, q, k, v, ctx, a, f;  // f: [rows, 4C]
-    std::vector<float> scores;                 // causal_attention_head's
     Scratch(std::size_t rows, std::size_t C)
         : h(rows * C), q(rows * C), k(rows * C), v(rows * C), ctx(rows * C), a(rows * C), f(rows * 4 * C) {}
 };
@@ -54,19 +49,12 @@ void block_cached(const TransformerBlock& blk, float* x, std::size_t B, std::siz
             }
         }
     }
-    auto head = [&](std::size_t i, std::vector<float>& scratch) {  // softmax(Q K^T / sqrt(hs), masked) @ V
+    // softmax(Q K^T / sqrt(hs), masked) @ V, head by head: T queries against pos0 + T keys each
+    for_each_head(B * NH, B * NH * T * (pos0 + T) * hs, [&](std::size_t i, std::vector<float>& scratch) {
         const std::size_t b = i / NH, h = i % NH;
         causal_attention_head(s.q.data() + b * T * C + h * hs, C, &cache_k(b, h, 0, 0), &cache_v(b, h, 0, 0), hs,
                               s.ctx.data() + b * T * C + h * hs, C, T, pos0, hs, scratch);
-    };
-    if (T >= kParallelTokens) {
-        parallel_for(B * NH, [&](std::size_t i) {
-            std::vector<float> scratch;
-            head(i, scratch);
-        });
-    } else {
-        for (std::size_t i = 0; i < B * NH; ++i) head(i, s.scores);
-    }
+    });
     att.out_proj.forward_rows(s.ctx.data(), rows, s.a.data());
     for (std::size_t i = 0; i < rows * C; ++i) x[i] += s.a[i];  // x = x + shortcut (dropout off)
 
