@@ -146,11 +146,4 @@ ThreadPool& compute_pool() {
     return pool;
 }
 
-void parallel_chunks(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& fn) {
-    if (n == 0) return;
-    grain = std::max<std::size_t>(grain, 1);
-    const std::size_t chunks = (n + grain - 1) / grain;
-    compute_pool().run(chunks, [&](std::size_t i) { fn(i * grain, std::min(n, (i + 1) * grain)); });
-}
-
 }  // namespace llmfs

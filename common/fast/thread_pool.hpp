@@ -57,8 +57,4 @@ std::size_t default_thread_count();
 // The pool generation's products run on, made on first use with default_thread_count() threads.
 ThreadPool& compute_pool();
 
-// Runs fn(begin, end) over [0, n) cut into pieces of `grain` items (the last may be shorter), on
-// compute_pool(); a piece always starts at a multiple of grain, whichever thread runs it.
-void parallel_chunks(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& fn);
-
 }  // namespace llmfs

@@ -87,17 +87,6 @@ TEST_CASE("destruction joins idle and just-used workers") {
     SUCCEED();
 }
 
-TEST_CASE("parallel_chunks cuts 0..n at multiples of the grain") {
-    std::vector<std::atomic<int>> seen(1000);
-    std::atomic<bool> aligned{true};
-    llmfs::parallel_chunks(1000, 64, [&](std::size_t b, std::size_t e) {
-        if (b % 64 != 0 || e > 1000 || (e != 1000 && e - b != 64)) aligned = false;
-        for (std::size_t i = b; i < e; ++i) seen[i].fetch_add(1);
-    });
-    CHECK(aligned.load());
-    for (auto& s : seen) REQUIRE(s.load() == 1);
-}
-
 TEST_CASE("LLMFS_THREADS sets the thread count, and anything but a whole number from 1 to 256 is refused") {
     const char* saved = std::getenv("LLMFS_THREADS");
     const std::string restore = saved ? saved : "";
