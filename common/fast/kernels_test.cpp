@@ -230,8 +230,8 @@ TEST_CASE("for_each_head: the heads on the pool give the bits of the heads one a
     // One decoding step against a cache of 200 keys (T 1), and a prompt of 70 tokens after 30 cached
     // (T 70): 12 heads of 64, token-major [T, NH * hs] as the bonus GPTs keep them.
     const std::size_t NH = 12, hs = 64, C = NH * hs;
-    for (const auto& [T, offset] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 199}, {70, 30}}) {
-        const std::size_t Tk = offset + T;
+    for (const auto& [tokens, cached] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 199}, {70, 30}}) {
+        const std::size_t T = tokens, offset = cached, Tk = offset + T;  // named copies: lambdas may capture them
         const Array<2> q = randn_array<2>(T, {T, C}), k = randn_array<2>(Tk + 1, {Tk, C}), v = randn_array<2>(Tk + 2, {Tk, C});
         auto heads = [&](std::size_t macs) {
             Array<2> ctx = xt::zeros<float>({T, C});
