@@ -239,25 +239,65 @@ private:
     std::vector<pid_t> pids_;
 };
 
+// The read bandwidth a decode had, measured beside it: before each of its steps, one read_pass
+// (kernels.hpp: a sum on the pool's threads, reading as gemv reads a weight, with the same vector
+// width) over a 512 MiB buffer, timed apart from the step. On the development VM the bandwidth moved
+// from 26 to 50 GB/s and back a second apart as the host's other guests came and went; one
+// measurement before and one after a run caught moments the decode never had. Passes between the
+// steps see the moments the steps saw. The buffer is mapped on its own and unmapped after, not
+// taken from the heap (which reuse_freed_memory() keeps).
+class BandwidthProbe {
+public:
+    BandwidthProbe() {
+        void* mapped = mmap(nullptr, kFloats * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mapped == MAP_FAILED) throw std::runtime_error("read bandwidth: cannot map a 512 MiB buffer (out of memory?)");
+        buffer_ = static_cast<float*>(mapped);
+        prefault(buffer_, kFloats * sizeof(float));
+        std::fill(buffer_, buffer_ + kFloats, 1.0f);
+    }
+    ~BandwidthProbe() { munmap(buffer_, kFloats * sizeof(float)); }
+    BandwidthProbe(const BandwidthProbe&) = delete;
+    BandwidthProbe& operator=(const BandwidthProbe&) = delete;
+
+    void pass() {
+        const auto start = Clock::now();
+        sink_ = read_pass(buffer_, kFloats);
+        seconds_ += seconds_since(start);
+        ++passes_;
+    }
+    double seconds() const { return seconds_; }  // all passes so far
+    double bytes_per_s() const { return static_cast<double>(passes_ * kFloats * sizeof(float)) / seconds_; }
+
+private:
+    static constexpr std::size_t kFloats = std::size_t{128} << 20;
+    float* buffer_ = nullptr;
+    double seconds_ = 0.0;
+    std::size_t passes_ = 0;
+    volatile float sink_ = 0.0f;  // the sums are kept, so the passes are not optimised away
+};
+
 struct DecodeTiming {
     double first_token_s = 0;  // the prompt
     double decode_s = 0;       // the other tokens
     double rate = 0;           // decoding tokens/s
 };
 
-DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const IdArray<2>& idx) {
+// With a probe, a read pass after every token, its time left out of the decode's.
+DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const IdArray<2>& idx,
+                         BandwidthProbe* probe = nullptr) {
     // The first new token needs the whole prompt (the prompt time); the rest are decoding steps.
     DecodeTiming t;
     const auto start = Clock::now();
     const auto on_token = [&](std::size_t step) {
         if (step == 1) t.first_token_s = seconds_since(start);
+        if (probe) probe->pass();
     };
     // Sampling draws from a generator seeded 123 afresh for every run: which tokens come out does
     // not matter here, only that the sampled path does its full work (softmax, top-k, multinomial).
     Generator gen;
     gen.manual_seed(123);
     generate(o.path, model, idx, o.tokens, model.cfg.context_length, o.sampling, gen, on_token);
-    t.decode_s = seconds_since(start) - t.first_token_s;
+    t.decode_s = seconds_since(start) - t.first_token_s - (probe ? probe->seconds() : 0.0);
     t.rate = o.tokens > 1 && t.decode_s > 0 ? static_cast<double>(o.tokens - 1) / t.decode_s : 0.0;
     return t;
 }
@@ -273,41 +313,6 @@ double peak_rss_bytes() {
 #endif
 }
 
-// Read bandwidth of main memory in bytes/s: the best of 3 passes summing a 512 MiB buffer on every
-// core, which is what a decoding step does with the weights. Measured just before and just after
-// the decode it bounds, and the higher taken: on the development VM it moved by a third within
-// minutes (24 to 57 GB/s), as the host's other guests came and went.
-// The buffer is mapped on its own and unmapped after, not taken from the heap (which
-// reuse_freed_memory() keeps): measured before a model is built, it neither adds to the peak RSS nor
-// spares the model's weights their first-touch page faults.
-double read_bandwidth() {
-    const std::size_t n = std::size_t{128} << 20;  // floats
-    void* mapped = mmap(nullptr, n * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) throw std::runtime_error("read bandwidth: cannot map a 512 MiB buffer (out of memory?)");
-    const std::unique_ptr<void, std::function<void(void*)>> unmap(mapped, [n](void* p) { munmap(p, n * sizeof(float)); });
-    float* buffer = static_cast<float*>(mapped);
-    prefault(buffer, n * sizeof(float));
-    std::fill(buffer, buffer + n, 1.0f);
-    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<float> sums(threads);
-    const auto seconds = time_runs(3, [&] {
-        std::vector<std::thread> pool;
-        for (std::size_t t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                constexpr std::size_t kAcc = 16;  // independent accumulators: the loop vectorises
-                float acc[kAcc] = {};
-                const std::size_t begin = n / threads * t, end = t + 1 == threads ? n : n / threads * (t + 1);
-                std::size_t i = begin;
-                for (; i + kAcc <= end; i += kAcc)
-                    for (std::size_t j = 0; j < kAcc; ++j) acc[j] += buffer[i + j];
-                for (; i < end; ++i) acc[0] += buffer[i];
-                for (float a : acc) sums[t] += a;
-            });
-        for (auto& thread : pool) thread.join();
-    });
-    return static_cast<double>(n * sizeof(float)) / seconds.front();
-}
-
 int generate(const GenerateOptions& o) {
     const GPTConfig cfg = GPTConfig::by_name(o.model);
     const auto tokenizer = Gpt2Tokenizer::load_default();
@@ -315,8 +320,6 @@ int generate(const GenerateOptions& o) {
     if (encoded.empty()) throw std::invalid_argument("--prompt: the prompt encodes to no tokens");
     const IdArray<2> idx = xt::adapt(encoded, std::array<std::size_t, 2>{1, encoded.size()});
 
-    // Before the model, in a buffer unmapped after: the peak RSS stays the model's own.
-    const double bandwidth_before = read_bandwidth();
     auto start = Clock::now();
     Generator gen;
     gen.manual_seed(123);
@@ -332,8 +335,11 @@ int generate(const GenerateOptions& o) {
         loaded = time_decode(o, model, idx);
     }
     const double first_token_s = idle.first_token_s, decode_s = idle.decode_s, decode_rate = idle.rate;
-    const double rss = peak_rss_bytes();
-    const double bandwidth = std::max(bandwidth_before, read_bandwidth());  // the VM's neighbours move it: the higher
+    const double rss = peak_rss_bytes();  // before the probe's buffer
+    // The decode again, a read pass between its steps: its rate beside the bandwidth of the same moments.
+    BandwidthProbe probe;
+    const DecodeTiming probed = time_decode(o, model, idx, &probe);
+    const double bandwidth = probe.bytes_per_s();
     const char* path = describe(o.path);
     const std::string decoding = o.sampling.greedy()
                                      ? std::string("greedy")
@@ -351,7 +357,8 @@ int generate(const GenerateOptions& o) {
             {"threads", threads}, {"build_s", build_s}, {"prompt_s", first_token_s}, {"decode_tokens_per_s", decode_rate},
             {"total_tokens_per_s", static_cast<double>(o.tokens) / (first_token_s + decode_s)}, {"peak_rss_bytes", rss},
             {"read_bandwidth_bytes_per_s", bandwidth}, {"weight_bytes_per_step", weight_bytes},
-            {"bandwidth_bound_tokens_per_s", bound}, {"share_of_bound", decode_rate / bound}};
+            {"bandwidth_bound_tokens_per_s", bound}, {"probed_decode_tokens_per_s", probed.rate},
+            {"share_of_bound", probed.rate / bound}};
         if (loaded) {
             report["busy_processes"] = o.load;
             report["loaded_decode_tokens_per_s"] = loaded->rate;
@@ -368,9 +375,10 @@ int generate(const GenerateOptions& o) {
               << fmt::format("decode               {:.1f} tokens/s ({} tokens in {:.2f} s)\n", decode_rate,
                              o.tokens > 0 ? o.tokens - 1 : 0, decode_s)
               << fmt::format("peak RSS             {:.0f} MB\n", rss / 1e6)
-              << fmt::format("read bandwidth       {:.1f} GB/s\n", bandwidth / 1e9)
-              << fmt::format("bound                {:.1f} tokens/s ({:.0f} MB of weights per step); decode reaches {:.0f}%\n",
-                             bound, weight_bytes / 1e6, 100.0 * decode_rate / bound);
+              << fmt::format("read bandwidth       {:.1f} GB/s (a read pass between the steps of a second decode, at {:.1f} tokens/s)\n",
+                             bandwidth / 1e9, probed.rate)
+              << fmt::format("bound                {:.1f} tokens/s ({:.0f} MB of weights per step); the second decode reaches {:.0f}%\n",
+                             bound, weight_bytes / 1e6, 100.0 * probed.rate / bound);
     if (loaded)
         std::cout << fmt::format("under load           {:.1f} tokens/s beside {} busy process{} ({:.0f}% of idle; prompt {:.3f} s)\n",
                                  loaded->rate, o.load, o.load == 1 ? "" : "es", 100.0 * loaded->rate / decode_rate,
@@ -416,52 +424,71 @@ std::pair<VariantConfig, std::int64_t> script_defaults(const std::string& name, 
     return {cfg, expected};
 }
 
+struct VariantDecode {
+    double prompt_s = 0, decode_s = 0;
+    std::size_t cache_after_prompt = 0;
+};
+
+// generate_text_simple_cached, timed in its two parts: the prompt, then one token per call; with a
+// probe, a read pass before each call, its time left out.
+VariantDecode time_variant_decode(VariantGPTModel& model, const std::vector<std::int64_t>& prompt, std::size_t tokens,
+                                  BandwidthProbe* probe = nullptr) {
+    VariantDecode d;
+    model.reset_kv_cache();
+    auto start = Clock::now();
+    Array<2> logits = model.forward(prompt, true, true);
+    d.prompt_s = seconds_since(start);
+    d.cache_after_prompt = model.kv_cache_bytes();
+    const double passes_before = probe ? probe->seconds() : 0.0;
+    start = Clock::now();
+    for (std::size_t i = 0; i < tokens; ++i) {
+        if (probe) probe->pass();
+        logits = model.forward({argmax_logits(logits.data(), model.cfg.vocab_size)}, true, true);
+    }
+    d.decode_s = seconds_since(start) - (probe ? probe->seconds() - passes_before : 0.0);
+    return d;
+}
+
 int variants(const VariantsOptions& o) {
     const auto tokenizer = Gpt2Tokenizer::load_default();
     const std::vector<std::int64_t> prompt = tokenizer.encode("Hello, I am");
     const std::int64_t context = static_cast<std::int64_t>(prompt.size() + o.tokens);
     nlohmann::json rows = nlohmann::json::array();
-    double peak_rss = 0.0;  // up to the last decode (the bandwidth's buffer after it is left out)
+    double peak_rss = 0.0;  // up to the last unprobed decode (the probe's buffer is left out)
     if (!o.json)
-        std::cout << fmt::format("{} new tokens after a {}-token prompt, KV cache, float32, {} threads; read bandwidth measured\n"
-                                 "just before and just after each variant's decode, the higher of the two (the VM's neighbours\n"
-                                 "move it by a third within minutes)\n",
+        std::cout << fmt::format("{} new tokens after a {}-token prompt, KV cache, float32, {} threads. Each variant decodes\n"
+                                 "twice: decode/s is the first; GB/s and share are the second's, a read pass before each step\n"
+                                 "(the bandwidth of the same moments; the VM's neighbours move it second to second)\n",
                                  o.tokens, prompt.size(), compute_pool().size())
                   << fmt::format("{:<8}{:>10}{:>10}{:>12}{:>14}{:>14}{:>8}{:>10}{:>8}\n", "variant", "decode/s", "prompt s",
                                  "MB/step", "KV bytes", "estimator", "GB/s", "bound/s", "share");
     for (const auto& name : o.variants) {
         const auto [cfg, expected_cache] = script_defaults(name, context);
-        const double bandwidth_before = read_bandwidth();  // before the model: the peak RSS stays the model's own
         Generator gen;
         gen.manual_seed(123);
         VariantGPTModel model(gen, cfg);
-        // generate_text_simple_cached, timed in its two parts: the prompt, then one token per call
-        model.reset_kv_cache();
-        auto start = Clock::now();
-        Array<2> logits = model.forward(prompt, true, true);
-        const double prompt_s = seconds_since(start);
-        const std::size_t cache_after_prompt = model.kv_cache_bytes();
-        start = Clock::now();
-        for (std::size_t i = 0; i < o.tokens; ++i)
-            logits = model.forward({argmax_logits(logits.data(), cfg.vocab_size)}, true, true);
-        const double decode_s = seconds_since(start);
-        peak_rss = std::max(peak_rss, peak_rss_bytes());  // before the second buffer
-        const double bandwidth = std::max(bandwidth_before, read_bandwidth());
-        const double rate = static_cast<double>(o.tokens) / decode_s;
+        const VariantDecode run = time_variant_decode(model, prompt, o.tokens);
+        peak_rss = std::max(peak_rss, peak_rss_bytes());  // before the probe's buffer
         const std::size_t cache = model.kv_cache_bytes();
+        const double rate = static_cast<double>(o.tokens) / run.decode_s;
+        BandwidthProbe probe;
+        const double probed_rate = static_cast<double>(o.tokens) / time_variant_decode(model, prompt, o.tokens, &probe).decode_s;
+        const double bandwidth = probe.bytes_per_s();
         // A step streams the weights it uses and reads the cache (on average half-way between its sizes).
         const double step_bytes = static_cast<double>(model.parameters_per_token()) * sizeof(float) +
-                                  0.5 * static_cast<double>(cache_after_prompt + cache);
+                                  0.5 * static_cast<double>(run.cache_after_prompt + cache);
         const double bound = bandwidth / step_bytes;
         if (o.json) {
-            rows.push_back({{"variant", name}, {"decode_tokens_per_s", rate}, {"prompt_s", prompt_s},
+            rows.push_back({{"variant", name}, {"decode_tokens_per_s", rate}, {"prompt_s", run.prompt_s},
                             {"bytes_per_step", step_bytes}, {"kv_cache_bytes", cache}, {"estimator_kv_bytes", expected_cache},
                             {"read_bandwidth_bytes_per_s", bandwidth}, {"bound_tokens_per_s", bound},
-                            {"share_of_bound", rate / bound}, {"peak_rss_bytes", peak_rss}});
+                            {"probed_decode_tokens_per_s", probed_rate}, {"share_of_bound", probed_rate / bound},
+                            {"peak_rss_bytes", peak_rss}});
             continue;
         }
         std::cout << fmt::format("{:<8}{:>10.1f}{:>10.3f}{:>12.0f}{:>14}{:>14}{:>8.1f}{:>10.1f}{:>7.0f}%{}\n", name, rate,
-                                 prompt_s, step_bytes / 1e6, cache, expected_cache, bandwidth / 1e9, bound, 100.0 * rate / bound,
+                                 run.prompt_s, step_bytes / 1e6, cache, expected_cache, bandwidth / 1e9, bound,
+                                 100.0 * probed_rate / bound,
                                  static_cast<std::int64_t>(cache) == expected_cache ? "" : "  (cache != estimator)");
     }
     if (o.json) {

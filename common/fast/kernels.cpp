@@ -156,6 +156,35 @@ void gemv_many(const std::vector<GemvProduct>& products) {
     });
 }
 
+namespace {
+
+// x[0] + ... + x[n - 1] in 32 lanes, as dot_lanes sums its products.
+LLMFS_ROW_LOOP_CLONES float sum_block(const float* x, std::size_t n) {
+    std::array<float, kDotLanes> lane{};
+    std::size_t i = 0;
+    for (; i + kDotLanes <= n; i += kDotLanes)
+        for (std::size_t l = 0; l < kDotLanes; ++l) lane[l] += x[i + l];
+    for (std::size_t l = 0; i + l < n; ++l) lane[l] += x[i + l];
+    float sum = 0.0f;
+    for (float v : lane) sum += v;
+    return sum;
+}
+
+}  // namespace
+
+float read_pass(const float* x, std::size_t n) {
+    constexpr std::size_t kChunk = std::size_t{1} << 16;  // floats: 256 KB, gemv's largest chunk
+    const std::size_t chunks = (n + kChunk - 1) / kChunk;
+    std::vector<float> sums(chunks);
+    compute_pool().run(chunks, [&](std::size_t c) {
+        const std::size_t begin = c * kChunk;
+        sums[c] = sum_block(x + begin, std::min(n, begin + kChunk) - begin);
+    });
+    float total = 0.0f;
+    for (float s : sums) total += s;
+    return total;
+}
+
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
     if (n == 0) return;
     if (!accumulate) std::fill(y, y + n, 0.0f);
