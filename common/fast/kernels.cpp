@@ -164,7 +164,7 @@ void gemv_many(const std::vector<GemvProduct>& products) {
 
 namespace {
 
-// x[0] + ... + x[n - 1] in 32 lanes, as dot_lanes sums its products.
+// x[0] + ... + x[n - 1] in 32 lanes, the row loop's width (the order of the sums does not matter here).
 LLMFS_ROW_LOOP_CLONES float sum_block(const float* x, std::size_t n) {
     std::array<float, kDotLanes> lane{};
     std::size_t i = 0;
