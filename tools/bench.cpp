@@ -18,12 +18,10 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <memory>
 #include <functional>
 #include <optional>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -287,6 +285,7 @@ DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const 
                          BandwidthProbe* probe = nullptr) {
     // The first new token needs the whole prompt (the prompt time); the rest are decoding steps.
     DecodeTiming t;
+    const double passes_before = probe ? probe->seconds() : 0.0;
     const auto start = Clock::now();
     const auto on_token = [&](std::size_t step) {
         if (step == 1) t.first_token_s = seconds_since(start);
@@ -297,7 +296,7 @@ DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const 
     Generator gen;
     gen.manual_seed(123);
     generate(o.path, model, idx, o.tokens, model.cfg.context_length, o.sampling, gen, on_token);
-    t.decode_s = seconds_since(start) - t.first_token_s - (probe ? probe->seconds() : 0.0);
+    t.decode_s = seconds_since(start) - t.first_token_s - (probe ? probe->seconds() - passes_before : 0.0);
     t.rate = o.tokens > 1 && t.decode_s > 0 ? static_cast<double>(o.tokens - 1) / t.decode_s : 0.0;
     return t;
 }

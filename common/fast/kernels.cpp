@@ -124,12 +124,15 @@ float dot_lanes(const float* w, const float* x, std::size_t k) { return dot_lane
 
 namespace {
 
+// The most floats a chunk of a pooled pass over memory reads: 256 KB (gemv's rows, read_pass).
+constexpr std::size_t kChunkFloats = std::size_t{1} << 16;
+
 // Rows of W per chunk of a pooled gemv: about 8 chunks a thread (a descheduled thread holds up only
 // its chunk), at most ~256 KB of W (the others never wait long at the end of a product), at least
 // 8 rows. A row's bits do not depend on the chunk it falls in.
 std::size_t gemv_rows_per_chunk(std::size_t n, std::size_t k, std::size_t threads) {
     const std::size_t by_count = (n + threads * 8 - 1) / (threads * 8);
-    const std::size_t by_bytes = (std::size_t{1} << 16) / std::max<std::size_t>(k, 1);
+    const std::size_t by_bytes = kChunkFloats / std::max<std::size_t>(k, 1);
     return std::max<std::size_t>(8, std::min(by_count, by_bytes));
 }
 
@@ -179,12 +182,11 @@ LLMFS_ROW_LOOP_CLONES float sum_block(const float* x, std::size_t n) {
 }  // namespace
 
 float read_pass(const float* x, std::size_t n) {
-    constexpr std::size_t kChunk = std::size_t{1} << 16;  // floats: 256 KB, gemv's largest chunk
-    const std::size_t chunks = (n + kChunk - 1) / kChunk;
+    const std::size_t chunks = (n + kChunkFloats - 1) / kChunkFloats;
     std::vector<float> sums(chunks);
     compute_pool().run(chunks, [&](std::size_t c) {
-        const std::size_t begin = c * kChunk;
-        sums[c] = sum_block(x + begin, std::min(n, begin + kChunk) - begin);
+        const std::size_t begin = c * kChunkFloats;
+        sums[c] = sum_block(x + begin, std::min(n, begin + kChunkFloats) - begin);
     });
     float total = 0.0f;
     for (float s : sums) total += s;
