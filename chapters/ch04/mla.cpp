@@ -1,6 +1,7 @@
 // Bonus: ch04/05_mla, gpt_with_kv_mla.py. Multi-head latent attention: the cache holds one
 // --latent_dim vector per token (default max(16, emb_dim // 8)), from which each step recomputes
-// the keys and values. Same command line and output as the script run in float32.
+// the keys and values (the decode steps in the absorbed form, MultiHeadLatentAttention::forward_absorbed,
+// whose tokens the tests hold to the script's form). Same command line and output as the script run in float32.
 #include <algorithm>
 
 #include "llmfs/app/script.hpp"

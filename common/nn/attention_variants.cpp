@@ -215,12 +215,13 @@ MultiHeadLatentAttention::MultiHeadLatentAttention(Generator& gen, std::size_t d
                                                    std::size_t num_heads_, std::size_t latent_dim_, bool qkv_bias)
     : d_out(d_out_), num_heads(num_heads_), head_dim(num_heads_ ? d_out_ / num_heads_ : 0), latent_dim(latent_dim_),
       W_query(!check_heads(d_out_, num_heads_) ? throw std::logic_error("unreachable") : gen, d_in, d_out_, qkv_bias),
-      W_DKV(gen, d_in, latent_dim_, qkv_bias), W_UK(gen, latent_dim_, d_out_, false), W_UV(gen, latent_dim_, d_out_, false),
+      W_DKV(gen, d_in, latent_dim_, qkv_bias), W_UK(gen, latent_dim_, d_out_, qkv_bias), W_UV(gen, latent_dim_, d_out_, qkv_bias),
       out_proj(gen, d_out_, d_out_) {}
 
 Array<2> MultiHeadLatentAttention::forward(const Array<2>& x, bool use_cache) {
     check_input(x, W_query.in_features(), "MultiHeadLatentAttention");
     const std::size_t T = x.shape()[0], C = d_out, L = latent_dim;
+    if (use_cache && T == 1 && absorbed_decode && L > 0 && head_dim > 0) return forward_absorbed(x);
     auto [queries, latent_new] = project_each<2>(x.data(), T, {&W_query, &W_DKV});  // [T, C], [T, L]
     std::int64_t q_start = 0;
     const std::vector<float>* latent_total = &latent_new;
@@ -237,6 +238,45 @@ Array<2> MultiHeadLatentAttention::forward(const Array<2>& x, bool use_cache) {
                                           head_dim, q_start, 0, std::nullopt);
     ptr_current_pos = use_cache ? ptr_current_pos + static_cast<std::int64_t>(T) : 0;
     return to_rows(project(out_proj, ctx.data(), T), T, C);
+}
+
+Array<2> MultiHeadLatentAttention::forward_absorbed(const Array<2>& x) {
+    check_input(x, W_query.in_features(), "MultiHeadLatentAttention");
+    if (x.shape()[0] != 1)
+        throw ShapeError("MultiHeadLatentAttention::forward_absorbed: input [" + std::to_string(x.shape()[0]) + ", " +
+                         std::to_string(x.shape()[1]) + "] for one token [1, " + std::to_string(x.shape()[1]) + "]");
+    const std::size_t C = d_out, L = latent_dim, hs = head_dim;
+    if (L == 0 || hs == 0) throw ShapeError("MultiHeadLatentAttention::forward_absorbed: latent_dim " + std::to_string(L) +
+                                            " and head_dim " + std::to_string(hs) + " must not be 0 (use forward)");
+    auto [query, latent_new] = project_each<2>(x.data(), 1, {&W_query, &W_DKV});  // [C] = [NH, hs], [L]
+    append(cache_c_kv, latent_new);                                                  // the script's cache update
+    const std::size_t Tk = L ? cache_c_kv.size() / L : 0;                            // every cached token
+    const float* c = cache_c_kv.data();                                              // [Tk, L]
+    const auto divisor = static_cast<float>(std::pow(static_cast<double>(hs), 0.5)); // keys.shape[-1]**0.5
+    std::vector<float> ctx(C, 0.0f);                                                 // [NH * hs]
+    const auto L_ = static_cast<int>(L), hs_ = static_cast<int>(hs), Tk_ = static_cast<int>(Tk);
+    for_each_head(num_heads, num_heads * (hs + Tk) * L, [&](std::size_t h, std::vector<float>& scratch) {
+        scratch.resize(2 * L + 2 * Tk);
+        float* q_lat = scratch.data();    // [L]  W_UK_h^T q_h
+        float* c_bar = q_lat + L;         // [L]  sum_t a_t c_t
+        float* scores = c_bar + L;        // [Tk]
+        float* weights = scores + Tk;     // [Tk]
+        const float* q_h = query.data() + h * hs;
+        cblas_sgemv(CblasRowMajor, CblasTrans, hs_, L_, 1.0f, W_UK.weight.data.data() + h * hs * L, L_, q_h, 1, 0.0f, q_lat, 1);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, Tk_, L_, 1.0f, c, L_, q_lat, 1, 0.0f, scores, 1);
+        if (W_UK.bias) {
+            const float q_dot_b = cblas_sdot(hs_, q_h, 1, W_UK.bias->data.data() + h * hs, 1);
+            for (std::size_t t = 0; t < Tk; ++t) scores[t] += q_dot_b;
+        }
+        causal_softmax_row(scores, weights, Tk, Tk, divisor);  // every cached key is visible to the newest token
+        cblas_sgemv(CblasRowMajor, CblasTrans, Tk_, L_, 1.0f, c, L_, weights, 1, 0.0f, c_bar, 1);
+        float* ctx_h = ctx.data() + h * hs;
+        if (W_UV.bias) std::copy_n(W_UV.bias->data.data() + h * hs, hs, ctx_h);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, hs_, L_, 1.0f, W_UV.weight.data.data() + h * hs * L, L_, c_bar, 1,
+                    W_UV.bias ? 1.0f : 0.0f, ctx_h, 1);
+    });
+    ptr_current_pos += 1;
+    return to_rows(project(out_proj, ctx.data(), 1), 1, C);  // self.out_proj(context_vec)
 }
 
 void MultiHeadLatentAttention::reset_cache() {

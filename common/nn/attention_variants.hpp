@@ -5,7 +5,8 @@
 //                           06_swa/gpt_with_kv_swa.py MultiHeadAttentionWithSWA
 //   GroupedQueryAttention   04_gqa/gpt_with_kv_gqa.py: NH query heads share G key/value heads
 //   MultiHeadLatentAttention 05_mla/gpt_with_kv_mla.py: caches one latent per token, from which
-//                           every step recomputes all keys and values
+//                           every call recomputes all keys and values (a decode step by default
+//                           in the absorbed form, forward_absorbed: the same attention, cheaper)
 //
 // Dimension letters: T tokens in this call, Tk keys attended, C = d_out, NH heads, hs = C / NH
 // head size, G key/value heads (GQA), L latent size (MLA). Parameters are drawn in the order each
@@ -102,14 +103,25 @@ private:
 class MultiHeadLatentAttention : public KVAttention {
 public:
     std::size_t d_out, num_heads, head_dim, latent_dim;  // C, NH, hs, L
-    Linear W_query;        // C -> C, no bias
-    Linear W_DKV;          // C -> L, down-projection to the latent
-    Linear W_UK, W_UV;     // L -> C, up-projections to keys and values
+    Linear W_query;        // C -> C, bias qkv_bias
+    Linear W_DKV;          // C -> L, down-projection to the latent, bias qkv_bias
+    Linear W_UK, W_UV;     // L -> C, up-projections to keys and values, bias qkv_bias
     Linear out_proj;       // C -> C, with bias
+    // Decode steps (one token after the cache) in the absorbed form (forward_absorbed) rather than
+    // the script's; the generation tests prove the tokens the same. false: always the script's form.
+    bool absorbed_decode = true;
 
     MultiHeadLatentAttention(Generator& gen, std::size_t d_in, std::size_t d_out, std::size_t num_heads,
                              std::size_t latent_dim, bool qkv_bias);
     Array<2> forward(const Array<2>& x, bool use_cache) override;
+    // One new token x [1, C] after the cache, with the up-projections absorbed into the query and the
+    // context (DeepSeek-V2's inference form) instead of recomputing every cached key and value. Per
+    // head h, with W_UK_h = W_UK.weight[h*hs:(h+1)*hs, :] [hs, L] and c_t the cached latents [Tk, L]:
+    //   q_h . (W_UK_h c_t + b_UK_h) = (W_UK_h^T q_h) . c_t + q_h . b_UK_h           scores [Tk]
+    //   sum_t a_t (W_UV_h c_t + b_UV_h) = W_UV_h (sum_t a_t c_t) + b_UV_h             context [hs]
+    // about 2 NH (hs + Tk) L multiply-adds where the script's form takes 2 Tk C L. The same attention
+    // as forward's in another float order: its last bits differ. Appends to the cache as forward does.
+    Array<2> forward_absorbed(const Array<2>& x);
     void reset_cache() override;
     void reserve(std::size_t tokens) override { cache_c_kv.reserve(tokens * latent_dim); }
     std::size_t cache_bytes() const override { return cache_c_kv.size() * sizeof(float); }

@@ -131,7 +131,11 @@ std::unique_ptr<KVAttention> make_attention(Generator& gen, const VariantConfig&
     switch (cfg.attention) {
         case AttentionKind::mha: return std::make_unique<MultiHeadAttentionKV>(gen, C, C, cfg.n_heads, false);
         case AttentionKind::gqa: return std::make_unique<GroupedQueryAttention>(gen, C, C, cfg.n_heads, cfg.n_kv_groups, false);
-        case AttentionKind::mla: return std::make_unique<MultiHeadLatentAttention>(gen, C, C, cfg.n_heads, cfg.latent_dim, false);
+        case AttentionKind::mla: {
+            auto mla = std::make_unique<MultiHeadLatentAttention>(gen, C, C, cfg.n_heads, cfg.latent_dim, false);
+            mla->absorbed_decode = cfg.mla_absorbed_decode;
+            return mla;
+        }
         case AttentionKind::swa:
             return std::make_unique<MultiHeadAttentionKV>(
                 gen, C, C, cfg.n_heads, false,

@@ -88,6 +88,7 @@ struct VariantConfig {
     AttentionKind attention = AttentionKind::mha;
     std::size_t n_kv_groups = 2;                       // GQA: key/value heads
     std::size_t latent_dim = 96;                       // MLA
+    bool mla_absorbed_decode = true;                   // MLA: decode steps in the absorbed form (fast)
     std::int64_t sliding_window_size = 1024;           // SWA: W
     std::int64_t sliding_window_stride = 2;            // SWA: K window layers, then one regular layer
     FeedForwardKind feed_forward = FeedForwardKind::gelu;

@@ -120,6 +120,53 @@ TEST_CASE("generation: the KV cache gives the tokens of the uncached forward, ev
     }
 }
 
+TEST_CASE("MLA's absorbed decode step: the script's keys and values within rounding, with and without biases") {
+    const std::size_t C = 48, NH = 4;
+    for (const bool bias : {false, true}) {
+        for (const std::size_t L : {std::size_t{1}, std::size_t{7}, std::size_t{16}, std::size_t{96}}) {
+            INFO("bias " << bias << " latent " << L);
+            Generator gen_a, gen_b;
+            gen_a.manual_seed(7);
+            gen_b.manual_seed(7);
+            MultiHeadLatentAttention script(gen_a, C, C, NH, L, bias), absorbed(gen_b, C, C, NH, L, bias);
+            script.absorbed_decode = false;
+            const auto prompt = random_floats(5 * C, 11);
+            Array<2> x = Array<2>::from_shape({5, C});
+            std::copy(prompt.begin(), prompt.end(), x.begin());
+            const bool same_prompt = absorbed.forward(x, true) == script.forward(x, true);
+            CHECK(same_prompt);  // the prompt: the script's form in both
+            for (unsigned step = 0; step < 6; ++step) {
+                const auto token = random_floats(C, 20 + step);
+                Array<2> t = Array<2>::from_shape({1, C});
+                std::copy(token.begin(), token.end(), t.begin());
+                const Array<2> expected = script.forward(t, true), fast = absorbed.forward(t, true);
+                for (std::size_t i = 0; i < C; ++i) CHECK(fast(0, i) == Approx(expected(0, i)).margin(1e-5));
+            }
+            CHECK(absorbed.cache_bytes() == script.cache_bytes());  // the same latent cache: 11 tokens of L floats
+            CHECK(absorbed.cache_bytes() == 11 * L * sizeof(float));
+        }
+    }
+}
+
+TEST_CASE("generation: MLA's absorbed decode gives the script form's tokens") {
+    struct Case {
+        std::size_t emb, heads, layers, latent;
+        std::int64_t context;
+    };
+    for (const Case& c : {Case{24, 4, 3, 8, 24}, Case{24, 4, 3, 1, 24}, Case{96, 12, 2, 7, 48}, Case{192, 12, 4, 24, 64},
+                          Case{192, 6, 2, 192, 64}}) {
+        INFO("emb " << c.emb << " heads " << c.heads << " layers " << c.layers << " latent " << c.latent);
+        VariantConfig cfg = tiny(AttentionKind::mla);
+        cfg.vocab_size = 503;
+        cfg.emb_dim = c.emb, cfg.n_heads = c.heads, cfg.n_layers = c.layers, cfg.latent_dim = c.latent;
+        cfg.context_length = c.context, cfg.hidden_dim = 4 * c.emb;
+        const auto absorbed = generate(cfg, true);
+        cfg.mla_absorbed_decode = false;
+        CHECK(absorbed == generate(cfg, true));
+        CHECK(absorbed == generate(cfg, false));
+    }
+}
+
 TEST_CASE("generation: a sliding window no shorter than the text is plain multi-head attention") {
     VariantConfig swa = tiny(AttentionKind::swa);
     swa.sliding_window_size = swa.context_length;
