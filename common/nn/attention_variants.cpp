@@ -248,9 +248,11 @@ Array<2> MultiHeadLatentAttention::forward_absorbed(const Array<2>& x) {
     const std::size_t C = d_out, L = latent_dim, hs = head_dim;
     if (L == 0 || hs == 0) throw ShapeError("MultiHeadLatentAttention::forward_absorbed: latent_dim " + std::to_string(L) +
                                             " and head_dim " + std::to_string(hs) + " must not be 0 (use forward)");
-    auto [query, latent_new] = project_each<2>(x.data(), 1, {&W_query, &W_DKV});  // [C] = [NH, hs], [L]
-    append(cache_c_kv, latent_new);                                                  // the script's cache update
-    const std::size_t Tk = L ? cache_c_kv.size() / L : 0;                            // every cached token
+    // (not a structured binding: C++17 lambdas, as the heads' below, cannot capture one; clang refuses)
+    const auto projected = project_each<2>(x.data(), 1, {&W_query, &W_DKV});
+    const std::vector<float>& query = projected[0];                                  // [C] = [NH, hs]
+    append(cache_c_kv, projected[1]);                                                // latent_new [L]: the script's cache update
+    const std::size_t Tk = cache_c_kv.size() / L;                                    // every cached token
     const float* c = cache_c_kv.data();                                              // [Tk, L]
     const auto divisor = static_cast<float>(std::pow(static_cast<double>(hs), 0.5)); // keys.shape[-1]**0.5
     std::vector<float> ctx(C, 0.0f);                                                 // [NH * hs]
