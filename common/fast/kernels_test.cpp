@@ -169,7 +169,8 @@ TEST_CASE("fused LayerNorm equals the book's LayerNorm class, bit for bit") {
 TEST_CASE("gemv on the thread pool equals one single-threaded call, bit for bit") {
     // Chunk boundaries inside and at the edge of kernel blocks; sizes of GPT-2's products.
     for (const auto& [n, k] : std::vector<std::pair<std::size_t, std::size_t>>{
-             {768, 768}, {3072, 768}, {768, 3072}, {2304, 768}, {1000, 129}, {50257, 64}, {4099, 33}}) {
+             {768, 768}, {3072, 768}, {768, 3072}, {2304, 768}, {1000, 129}, {50257, 64}, {4099, 33},
+             {5, 400000}}) {  // the last: rows over the largest chunk (1 MB), one row a chunk
         const Array<2> w = randn_array<2>(n + k, {n, k});
         const Array<1> x = randn_array<1>(n * 3 + k, {k});
         Array<1> pooled = randn_array<1>(7, {n}), one = pooled;  // accumulate into the same values
@@ -177,6 +178,16 @@ TEST_CASE("gemv on the thread pool equals one single-threaded call, bit for bit"
         gemv_one_call(w.data(), x.data(), one.data(), n, k, true);
         INFO(n << " x " << k << " on " << compute_pool().size() << " threads");
         CHECK(bit_equal(pooled, one));
+    }
+}
+
+TEST_CASE("read_pass sums every float once, in chunks of any length") {
+    // Ones, so that every sum is exact: a float counted twice or missed would show.
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{33}, std::size_t{4097},
+                                (std::size_t{1} << 20) + 7, (std::size_t{3} << 20) + 65}) {
+        const std::vector<float> ones(n, 1.0f);
+        INFO(n << " floats on " << compute_pool().size() << " threads");
+        CHECK(read_pass(ones.data(), n) == static_cast<float>(n));
     }
 }
 
