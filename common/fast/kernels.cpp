@@ -124,24 +124,17 @@ float dot_lanes(const float* w, const float* x, std::size_t k) { return dot_lane
 
 namespace {
 
-// How a pooled pass over memory (gemv's rows of W, read_pass's floats) is cut into chunks: big ones
-// while much is left, a quarter of each thread's share of what is left as the end nears, so that the
-// threads finish together, and never below kMinChunkBytes. Each chunk start costs a stream's ramp-up
-// (the hardware prefetcher starts over) and two atomic counts. Against chunks of at most 256 KB
-// (the rule before), a decoding step's weights read 6.6% faster when the VM's memory ran at 55-60
-// GB/s and 1.8% at 44 (interleaved, 250 steps each), ch04_kv_mha decoded 3% faster at 42-46 GB/s
-// (7 paired runs), and read_pass read 4% faster. A descheduled thread still holds up only its
-// chunk: at most 1 MB while much is left, a small one at the end. Where a chunk ends changes no
-// bits: each row of W is one dot_lanes wherever it falls.
-constexpr std::size_t kMinChunkBytes = std::size_t{16} << 10;
-constexpr std::size_t kMaxChunkBytes = std::size_t{1} << 20;
+// How a pooled pass over memory (gemv's rows of W, read_pass's floats) is cut: chunks of about
+// kChunkBytes, in the order of the memory. The pool gives each thread a contiguous share of them and
+// a thread takes its own one after the other (thread_pool.hpp), so a chunk's end is not a stream's
+// end: the prefetch 4 KB ahead runs on into the next chunk. The size only bounds how unevenly the
+// threads can finish (a chunk, about 2 microseconds of one core's reading) and how often a thread
+// claims one (an uncontended compare-and-swap). Where a chunk ends changes no bits: each row of W is
+// one dot_lanes wherever it falls.
+constexpr std::size_t kChunkBytes = std::size_t{64} << 10;
 
-// Units (rows of unit_bytes bytes each) in the next chunk, when remaining_bytes are left in the
-// whole run (this product's and the later ones'): at least 1, at most `left` (this product's).
-std::size_t chunk_units(std::size_t remaining_bytes, std::size_t unit_bytes, std::size_t left, std::size_t threads) {
-    const std::size_t bytes = std::clamp(remaining_bytes / (2 * threads), kMinChunkBytes, kMaxChunkBytes);
-    return std::clamp<std::size_t>(bytes / std::max<std::size_t>(unit_bytes, 1), 1, left);
-}
+// Units (rows of unit_bytes bytes each) in a chunk: at least 1.
+std::size_t chunk_units(std::size_t unit_bytes) { return std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(unit_bytes, 1)); }
 
 }  // namespace
 
@@ -160,16 +153,10 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         std::size_t r0, r1;
     };
     std::vector<Chunk> chunks;
-    std::size_t remaining = macs * sizeof(float);  // bytes of W still to cut, this product's and the later ones'
     for (const GemvProduct& p : products) {
         if (p.k == 0) continue;
-        const std::size_t row_bytes = p.k * sizeof(float);
-        for (std::size_t r0 = 0; r0 < p.n;) {
-            const std::size_t rows = chunk_units(remaining, row_bytes, p.n - r0, threads);
-            chunks.push_back({&p, r0, r0 + rows});
-            r0 += rows;
-            remaining -= rows * row_bytes;
-        }
+        const std::size_t rows = chunk_units(p.k * sizeof(float));
+        for (std::size_t r0 = 0; r0 < p.n; r0 += rows) chunks.push_back({&p, r0, std::min(p.n, r0 + rows)});
     }
     compute_pool().run(chunks.size(), [&](std::size_t i) {
         const Chunk& c = chunks[i];
@@ -195,20 +182,11 @@ LLMFS_ROW_LOOP_CLONES float sum_block(const float* x, std::size_t n) {
 }  // namespace
 
 float read_pass(const float* x, std::size_t n) {
-    // Chunk c is x[begins[c], begins[c + 1]), cut as gemv_many cuts W, in units of the summing
-    // loop's 32 floats (as gemv's are rows).
-    constexpr std::size_t unit = kDotLanes;
-    const std::size_t threads = compute_pool().size();
-    std::vector<std::size_t> begins;
-    for (std::size_t begin = 0; begin < n;) {
-        begins.push_back(begin);
-        const std::size_t units_left = (n - begin + unit - 1) / unit;  // the last one may be partial
-        const std::size_t units = chunk_units((n - begin) * sizeof(float), unit * sizeof(float), units_left, threads);
-        begin += std::min(n - begin, units * unit);
-    }
-    begins.push_back(n);
-    std::vector<float> sums(begins.size() - 1);
-    compute_pool().run(sums.size(), [&](std::size_t c) { sums[c] = sum_block(x + begins[c], begins[c + 1] - begins[c]); });
+    // Chunk c is x[c * floats, (c + 1) * floats), cut as gemv_many cuts W, in units of the summing
+    // loop's 32 floats (as gemv's are rows); the last one may be shorter.
+    const std::size_t floats = chunk_units(kDotLanes * sizeof(float)) * kDotLanes;
+    std::vector<float> sums((n + floats - 1) / floats);
+    compute_pool().run(sums.size(), [&](std::size_t c) { sums[c] = sum_block(x + c * floats, std::min(n, (c + 1) * floats) - c * floats); });
     float total = 0.0f;
     for (float s : sums) total += s;
     return total;

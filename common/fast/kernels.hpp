@@ -58,7 +58,7 @@ void gemv_many(const std::vector<GemvProduct>& products);
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
 
 // The sum of x[0, n), read the way gemv reads a weight: on compute_pool() in chunks cut as gemv_many
-// cuts W (up to 1 MB, smaller towards the end), each summed in 32 lanes by a loop built like gemv's
+// cuts W (64 KB, each thread its own contiguous share), each summed in 32 lanes by a loop built like gemv's
 // (the AVX2 clone on x86-64 Linux). Not for results: benchmarks time it as the read bandwidth that
 // bounds a decoding step (llmfs-bench).
 float read_pass(const float* x, std::size_t n);

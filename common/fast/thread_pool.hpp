@@ -1,7 +1,11 @@
-// The project's own small thread pool, for the products of generation. Work comes as n chunks that
-// threads take from a shared counter, so a thread the OS deschedules (a student's browser, an IDE
-// indexing) holds up only the chunk it is on: the others take the rest. Waiting threads spin a
-// few microseconds, then sleep on a condition variable instead of burning a core someone else needs.
+// The project's own small thread pool, for the products of generation. Work comes as n chunks in
+// the order of the memory they read. Each thread owns an equal, contiguous share of them and takes
+// its own from the front, one after the other: one stream through memory per thread, which the
+// hardware prefetcher follows across chunk boundaries. A thread whose share is done takes the back
+// half of what another has left (work stealing), so a thread the OS deschedules (a student's
+// browser, an IDE indexing) holds up only the chunk it is on: the others take the rest. Waiting
+// threads spin a few microseconds, then sleep on a condition variable instead of burning a core
+// someone else needs.
 //
 // Which thread runs a chunk never changes what the chunk computes: callers give each chunk its own
 // fixed piece of output (rows of a product, one attention head), so results are bit-identical to
@@ -30,15 +34,17 @@ public:
     std::size_t size() const { return workers_.size() + 1; }
 
     // Runs fn(i) once for every i in [0, chunks), on the pool's threads and the caller's, and
-    // returns when all are done. The first exception a chunk throws is rethrown here (the other
-    // chunks still run or are skipped; none runs twice). Calls from several threads at once, or
-    // from inside a chunk, run their chunks on the calling thread alone.
+    // returns when all are done. Thread t of T (the caller is 0) starts on its share, chunks
+    // [chunks * t / T, chunks * (t + 1) / T), in increasing order. The first exception a chunk
+    // throws is rethrown here (the other chunks still run or are skipped; none runs twice). Calls
+    // from several threads at once, or from inside a chunk, run their chunks on the calling thread
+    // alone.
     void run(std::size_t chunks, const std::function<void(std::size_t)>& fn);
 
 private:
     struct Job;
-    void worker_loop();
-    static void work_on(Job& job);
+    void worker_loop(std::size_t self);
+    static void work_on(Job& job, std::size_t self);
 
     std::vector<std::thread> workers_;
     std::mutex mutex_;

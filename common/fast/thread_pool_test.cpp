@@ -2,12 +2,15 @@
 // nested and concurrent runs still finish, destruction joins, LLMFS_THREADS is read strictly.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "llmfs/fast/thread_pool.hpp"
@@ -28,6 +31,35 @@ TEST_CASE("every chunk runs exactly once, on any number of threads") {
                 }
             }
         }
+    }
+}
+
+TEST_CASE("each thread reads its chunks in long runs: its own share in order, then halves of another's") {
+    // A thread's next chunk is the one after its last, except when its share is done and it takes
+    // the back half of another's: with two threads each such steal at least halves what is left,
+    // so 2048 chunks need at most 11 of them (1024, 512, ... 1 chunks), whatever the scheduling.
+    ThreadPool pool(2);
+    constexpr std::size_t chunks = 2048;
+    for (int repeat = 0; repeat < 20; ++repeat) {
+        std::vector<std::size_t> previous_of(chunks, chunks);  // the chunk the same thread ran before, or chunks
+        std::mutex m;
+        std::vector<std::pair<std::thread::id, std::size_t>> last;  // each thread's last chunk so far
+        pool.run(chunks, [&](std::size_t i) {
+            std::lock_guard<std::mutex> lock(m);
+            const auto me = std::this_thread::get_id();
+            auto it = std::find_if(last.begin(), last.end(), [&](const auto& l) { return l.first == me; });
+            if (it == last.end()) {
+                last.emplace_back(me, i);
+            } else {
+                previous_of[i] = it->second;
+                it->second = i;
+            }
+        });
+        std::size_t jumps = 0;  // a thread's chunk that does not follow its previous one
+        for (std::size_t i = 0; i < chunks; ++i)
+            if (previous_of[i] != chunks && previous_of[i] + 1 != i) ++jumps;
+        INFO("repeat " << repeat << ": " << jumps << " jumps, " << last.size() << " threads ran chunks");
+        CHECK(jumps <= 11);
     }
 }
 
