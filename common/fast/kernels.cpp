@@ -143,7 +143,10 @@ void gemv_many(const std::vector<GemvProduct>& products) {
     for (const GemvProduct& p : products) macs += p.n * p.k;
     const std::size_t threads = compute_pool().size();
     if (threads == 1 || macs < kParallelMacs) {
-        for (const GemvProduct& p : products) gemv_block(p.w, p.x, p.y, p.n, p.k);
+        for (const GemvProduct& p : products) {
+            gemv_block(p.w, p.x, p.y, p.n, p.k);
+            if (p.then) p.then(p.y, p.n);
+        }
         return;
     }
     // Every product's rows cut into chunks, all in one list: the threads go from one product's rows
@@ -154,7 +157,10 @@ void gemv_many(const std::vector<GemvProduct>& products) {
     };
     std::vector<Chunk> chunks;
     for (const GemvProduct& p : products) {
-        if (p.k == 0) continue;
+        if (p.k == 0) {  // y is as given: no rows to read
+            if (p.then) p.then(p.y, p.n);
+            continue;
+        }
         const std::size_t rows = chunk_units(p.k * sizeof(float));
         for (std::size_t r0 = 0; r0 < p.n; r0 += rows) chunks.push_back({&p, r0, std::min(p.n, r0 + rows)});
     }
@@ -162,6 +168,7 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         const Chunk& c = chunks[i];
         const GemvProduct& p = *c.product;
         gemv_block(p.w + c.r0 * p.k, p.x, p.y + c.r0, c.r1 - c.r0, p.k);
+        if (p.then) p.then(p.y + c.r0, c.r1 - c.r0);
     });
 }
 
@@ -207,8 +214,8 @@ void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std:
 }
 
 void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
-                 float* y) {
-    linear_rows(compute_pool(), x, rows, w, bias, in, out, y);
+                 float* y, RowsFn then) {
+    linear_rows(compute_pool(), x, rows, w, bias, in, out, y, then);
 }
 
 void linear_rows_many(const float* x, std::size_t rows, std::size_t in, const std::vector<LinearOutput>& layers) {
@@ -226,16 +233,17 @@ void linear_rows_many(const float* x, std::size_t rows, std::size_t in, const st
 }
 
 void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in,
-                 std::size_t out, float* y) {
+                 std::size_t out, float* y, RowsFn then) {
     if (bias)
         for (std::size_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);
-    if (rows == 1) {
-        gemv(w, x, y, out, in, bias != nullptr);
+    if (rows == 0 || out == 0 || in == 0) {  // nothing to multiply: y = bias (or 0)
+        if (!bias) std::fill(y, y + rows * out, 0.0f);
+        if (then) then(y, rows * out);
         return;
     }
-    if (rows == 0 || out == 0) return;
-    if (in == 0) {
-        if (!bias) std::fill(y, y + rows * out, 0.0f);
+    if (rows == 1) {  // y = bias (or 0) + W @ x, `then` piece by piece
+        if (!bias) std::fill(y, y + out, 0.0f);
+        gemv_many({{w, x, y, out, in, then}});
         return;
     }
     SingleThreadedBlas single;
@@ -250,6 +258,7 @@ void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float
                     static_cast<int>(in), 1.0f, x, static_cast<int>(in), w + c0 * in, static_cast<int>(in),
                     bias ? 1.0f : 0.0f, y + c0, static_cast<int>(out));
     });
+    if (then) then(y, rows * out);
 }
 
 void causal_softmax_row(const float* scores, float* y, std::size_t n_valid, std::size_t n_total, float divisor) {

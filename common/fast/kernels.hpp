@@ -47,11 +47,15 @@ void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k
 // Several such products in one run of the pool (y (+)= W @ x each, accumulating into y as given):
 // Q, K and V of one token, SwiGLU's fc1 and fc2. The same bits as one gemv each; the threads go on
 // to the next product's rows instead of meeting at the end of each.
+// An elementwise function over n floats in place (gelu_inplace), applied to each finished piece of
+// a product's output: on the thread that computed the piece, while it is still in that core's cache.
+using RowsFn = void (*)(float* y, std::size_t n);
 struct GemvProduct {
     const float* w;  // [n, k]
     const float* x;  // [k]
     float* y;        // [n]
     std::size_t n, k;
+    RowsFn then = nullptr;  // applied to y once W @ x is in it (pieces of y in any order: elementwise only)
 };
 void gemv_many(const std::vector<GemvProduct>& products);
 // The same product on the calling thread alone: the reference the pooled gemv is tested against.
@@ -70,10 +74,12 @@ float read_pass(const float* x, std::size_t n);
 // the last bit from one whole sgemm call (the teaching path), which the generation tests allow:
 // they require the same tokens. (OpenBLAS's own threading of one call changes bits with its thread
 // count under some kernels, e.g. Haswell.)
+// `then`, if given, is applied to y afterwards (fc1 then GELU); for one row, piece by piece inside
+// the pooled gemv, on the thread that computed each piece: the same bits as applying it after.
 void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
-                 float* y);
+                 float* y, RowsFn then = nullptr);
 void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in,
-                 std::size_t out, float* y);
+                 std::size_t out, float* y, RowsFn then = nullptr);
 
 // Several nn.Linear layers on the same rows x [rows, in] (Q, K and V; SwiGLU's fc1 and fc2): the
 // same bits as one linear_rows call each; a single row goes through one gemv_many.

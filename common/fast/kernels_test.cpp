@@ -209,6 +209,26 @@ TEST_CASE("linear_rows on many rows: the same bits on one thread and on three, c
     }
 }
 
+TEST_CASE("linear_rows then GELU: the bits of the product and gelu_inplace after it, for one row piece by piece") {
+    // fc1 followed by GELU: for one row the GELU runs inside the pooled gemv on each finished piece.
+    for (const auto& [rows, in, out] : std::vector<std::array<std::size_t, 3>>{
+             {1, 768, 3072}, {1, 3072, 768}, {1, 5, 7}, {3, 64, 200}, {1, 0, 9}, {2, 0, 4}}) {
+        const Array<2> x = randn_array<2>(rows + in + 1, {rows, in});
+        const Array<2> w = randn_array<2>(in + out + 1, {out, in});
+        const Array<1> bias = randn_array<1>(out + 1, {out});
+        for (const bool with_bias : {false, true}) {
+            Array<2> fused = Array<2>::from_shape({rows, out}), after = fused;
+            const float* b = with_bias ? bias.data() : nullptr;
+            linear_rows(x.data(), rows, w.data(), b, in, out, fused.data(), gelu_inplace);
+            linear_rows(x.data(), rows, w.data(), b, in, out, after.data());
+            gelu_inplace(after.data(), after.size());
+            INFO(rows << " x " << in << " -> " << out << (with_bias ? " with" : " without") << " bias on " << compute_pool().size()
+                      << " threads");
+            CHECK(bit_equal(fused, after));
+        }
+    }
+}
+
 TEST_CASE("linear_rows_many (Q, K and V in one pass) equals one linear_rows each, bit for bit") {
     const std::size_t in = 768;
     const std::vector<std::size_t> outs{768, 128, 3072, 5};

@@ -48,9 +48,9 @@ GeluFeedForward::GeluFeedForward(Generator& gen, std::size_t emb_dim, std::size_
     : fc1(gen, emb_dim, hidden_dim), fc2(gen, hidden_dim, emb_dim) {}
 
 Array<2> GeluFeedForward::forward(const Array<2>& x) const {
-    Array<2> h = linear(fc1, x);  // [T, H]
-    gelu_inplace(h.data(), h.size());
-    return linear(fc2, h);        // [T, C]
+    Array<2> h = Array<2>::from_shape({x.shape()[0], fc1.out_features()});  // [T, H]
+    fc1.forward_rows(x.data(), x.shape()[0], h.data(), gelu_inplace);       // GELU(fc1(x)), piece by piece
+    return linear(fc2, h);                                                  // [T, C]
 }
 
 SwiGLUFeedForward::SwiGLUFeedForward(Generator& gen, std::size_t emb_dim, std::size_t hidden_dim)

@@ -60,8 +60,7 @@ void block_cached(const TransformerBlock& blk, float* x, std::size_t B, std::siz
 
     std::copy(x, x + rows * C, s.h.begin());
     blk.norm2.forward_rows(s.h.data(), rows);
-    blk.ff.fc1.forward_rows(s.h.data(), rows, s.f.data());
-    gelu_inplace(s.f.data(), rows * 4 * C);
+    blk.ff.fc1.forward_rows(s.h.data(), rows, s.f.data(), gelu_inplace);  // GELU(fc1(x)), piece by piece
     blk.ff.fc2.forward_rows(s.f.data(), rows, s.a.data());
     for (std::size_t i = 0; i < rows * C; ++i) x[i] += s.a[i];
 }

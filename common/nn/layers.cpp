@@ -22,8 +22,8 @@ Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features
     init_linear_(gen, weight.data.data(), out_features, in_features, bias ? bias->data.data() : nullptr);
 }
 
-void Linear::forward_rows(const float* x, std::size_t rows, float* y) const {
-    linear_rows(x, rows, weight.data.data(), bias ? bias->data.data() : nullptr, in_features(), out_features(), y);
+void Linear::forward_rows(const float* x, std::size_t rows, float* y, RowsFn then) const {
+    linear_rows(x, rows, weight.data.data(), bias ? bias->data.data() : nullptr, in_features(), out_features(), y, then);
 }
 
 void Linear::forward_rows_each(const float* x, std::size_t rows, const std::vector<std::pair<const Linear*, float*>>& layers) {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "llmfs/fast/kernels.hpp"
 #include "llmfs/torch/ops.hpp"
 #include "llmfs/torch/rng.hpp"
 
@@ -58,7 +59,8 @@ struct Linear {
     std::size_t num_parameters() const { return weight.data.size() + (bias ? bias->data.size() : 0); }
     // The same product on raw rows through the fast kernels (linear_rows, fast/kernels.hpp), for the
     // generation paths: x [rows, in] -> y [rows, out]. Its last bits may differ from operator()'s.
-    void forward_rows(const float* x, std::size_t rows, float* y) const;
+    // `then` (gelu_inplace) is applied to y afterwards, inside the pooled product for one row.
+    void forward_rows(const float* x, std::size_t rows, float* y, RowsFn then = nullptr) const;
     // Several layers on the same rows in one go (Q, K and V of a token): each (layer, y) pair gets
     // layer.forward_rows(x, rows, y)'s bits; one row runs all of them in one pass of the thread pool.
     static void forward_rows_each(const float* x, std::size_t rows, const std::vector<std::pair<const Linear*, float*>>& layers);
