@@ -134,7 +134,9 @@ namespace {
 constexpr std::size_t kChunkBytes = std::size_t{64} << 10;
 
 // Units (rows of unit_bytes bytes each) in a chunk: at least 1.
-std::size_t chunk_units(std::size_t unit_bytes) { return std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(unit_bytes, 1)); }
+std::size_t chunk_units(std::size_t unit_bytes) {
+    return std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(unit_bytes, 1));
+}
 
 }  // namespace
 
@@ -193,7 +195,9 @@ float read_pass(const float* x, std::size_t n) {
     // loop's 32 floats (as gemv's are rows); the last one may be shorter.
     const std::size_t floats = chunk_units(kDotLanes * sizeof(float)) * kDotLanes;
     std::vector<float> sums((n + floats - 1) / floats);
-    compute_pool().run(sums.size(), [&](std::size_t c) { sums[c] = sum_block(x + c * floats, std::min(n, (c + 1) * floats) - c * floats); });
+    compute_pool().run(sums.size(), [&](std::size_t c) {
+        sums[c] = sum_block(x + c * floats, std::min(n, (c + 1) * floats) - c * floats);
+    });
     float total = 0.0f;
     for (float s : sums) total += s;
     return total;

@@ -170,7 +170,7 @@ TEST_CASE("gemv on the thread pool equals one single-threaded call, bit for bit"
     // Chunk boundaries inside and at the edge of kernel blocks; sizes of GPT-2's products.
     for (const auto& [n, k] : std::vector<std::pair<std::size_t, std::size_t>>{
              {768, 768}, {3072, 768}, {768, 3072}, {2304, 768}, {1000, 129}, {50257, 64}, {4099, 33},
-             {5, 400000}}) {  // the last: rows over the largest chunk (1 MB), one row a chunk
+             {5, 400000}}) {  // the last: rows over a chunk's 64 KB, one row a chunk
         const Array<2> w = randn_array<2>(n + k, {n, k});
         const Array<1> x = randn_array<1>(n * 3 + k, {k});
         Array<1> pooled = randn_array<1>(7, {n}), one = pooled;  // accumulate into the same values
@@ -222,8 +222,8 @@ TEST_CASE("linear_rows then GELU: the bits of the product and gelu_inplace after
             linear_rows(x.data(), rows, w.data(), b, in, out, fused.data(), gelu_inplace);
             linear_rows(x.data(), rows, w.data(), b, in, out, after.data());
             gelu_inplace(after.data(), after.size());
-            INFO(rows << " x " << in << " -> " << out << (with_bias ? " with" : " without") << " bias on " << compute_pool().size()
-                      << " threads");
+            INFO(rows << " x " << in << " -> " << out << (with_bias ? " with" : " without") << " bias on "
+                      << compute_pool().size() << " threads");
             CHECK(bit_equal(fused, after));
         }
     }

@@ -71,7 +71,7 @@ struct ThreadPool::Job {
             std::uint64_t most = 0, r = 0;
             for (std::size_t t = 0; t < shares.size(); ++t) {
                 const std::uint64_t rt = shares[t].range.load(std::memory_order_acquire);
-                if (t != self && Share::back(rt) - Share::front(rt) > most && Share::front(rt) < Share::back(rt)) {
+                if (t != self && Share::front(rt) < Share::back(rt) && Share::back(rt) - Share::front(rt) > most) {
                     victim = t;
                     most = Share::back(rt) - Share::front(rt);
                     r = rt;
@@ -79,7 +79,8 @@ struct ThreadPool::Job {
             }
             if (victim == self) return false;
             const std::uint64_t stolen_front = Share::back(r) - (most + 1) / 2;  // [stolen_front, back): at least one
-            if (!shares[victim].range.compare_exchange_weak(r, Share::pack(Share::front(r), stolen_front), std::memory_order_acq_rel))
+            const std::uint64_t left_to_victim = Share::pack(Share::front(r), stolen_front);
+            if (!shares[victim].range.compare_exchange_weak(r, left_to_victim, std::memory_order_acq_rel))
                 continue;  // the owner or another thief moved first: look again
             own.range.store(Share::pack(stolen_front + 1, Share::back(r)), std::memory_order_release);
             chunk = stolen_front;
