@@ -95,6 +95,21 @@ TEST_CASE("a slow thread's chunks are taken by the others") {
     CHECK(done_while_sleeping.load() == 63);
 }
 
+TEST_CASE("a caller that runs out of chunks sleeps until the worker's long chunk is done, and is woken") {
+    // Chunk 0 (the caller's share) takes 5 ms, so the worker has taken chunk 1 by then; the worker's
+    // chunk takes 100 ms, far past the caller's spin: the caller must sleep and be woken.
+    ThreadPool pool(2);
+    const auto caller = std::this_thread::get_id();
+    for (int repeat = 0; repeat < 5; ++repeat) {
+        std::atomic<int> ran{0};
+        pool.run(2, [&](std::size_t) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::this_thread::get_id() == caller ? 5 : 100));
+            ran.fetch_add(1);
+        });
+        CHECK(ran.load() == 2);
+    }
+}
+
 TEST_CASE("runs from inside a chunk and from several threads at once finish") {
     ThreadPool pool(2);
     std::atomic<int> inner{0};
