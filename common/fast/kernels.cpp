@@ -203,11 +203,14 @@ float read_pass(const float* x, std::size_t n) {
     return total;
 }
 
-void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
+void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate, RowsFn then) {
     if (n == 0) return;
     if (!accumulate) std::fill(y, y + n, 0.0f);
-    if (k == 0) return;
-    gemv_many({{w, x, y, n, k}});  // rows [r0, r1) of y = W @ x on the pool, each row as gemv_block sums it
+    if (k == 0) {  // y is as given: nothing to add (not even 0, which would turn -0 into +0)
+        if (then) then(y, n);
+        return;
+    }
+    gemv_many({{w, x, y, n, k, then}});  // rows [r0, r1) of y = W @ x on the pool, each row as gemv_block sums it
 }
 
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
@@ -246,8 +249,7 @@ void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float
         return;
     }
     if (rows == 1) {  // y = bias (or 0) + W @ x, `then` piece by piece
-        if (!bias) std::fill(y, y + out, 0.0f);
-        gemv_many({{w, x, y, out, in, then}});
+        gemv(w, x, y, out, in, bias != nullptr, then);
         return;
     }
     SingleThreadedBlas single;

@@ -15,10 +15,10 @@ namespace llmfs {
 
 namespace {
 
-// nn.Linear on rows: x [T, in] -> [T, out]
-Array<2> linear(const Linear& lin, const Array<2>& x) {
+// nn.Linear on rows: x [T, in] -> [T, out], `then` (GELU) applied to the result as it is made
+Array<2> linear(const Linear& lin, const Array<2>& x, RowsFn then = nullptr) {
     Array<2> y = Array<2>::from_shape({x.shape()[0], lin.out_features()});
-    lin.forward_rows(x.data(), x.shape()[0], y.data());
+    lin.forward_rows(x.data(), x.shape()[0], y.data(), then);
     return y;
 }
 
@@ -48,9 +48,8 @@ GeluFeedForward::GeluFeedForward(Generator& gen, std::size_t emb_dim, std::size_
     : fc1(gen, emb_dim, hidden_dim), fc2(gen, hidden_dim, emb_dim) {}
 
 Array<2> GeluFeedForward::forward(const Array<2>& x) const {
-    Array<2> h = Array<2>::from_shape({x.shape()[0], fc1.out_features()});  // [T, H]
-    fc1.forward_rows(x.data(), x.shape()[0], h.data(), gelu_inplace);       // GELU(fc1(x)), piece by piece
-    return linear(fc2, h);                                                  // [T, C]
+    const Array<2> h = linear(fc1, x, gelu_inplace);  // GELU(fc1(x)): [T, H]
+    return linear(fc2, h);                            // [T, C]
 }
 
 SwiGLUFeedForward::SwiGLUFeedForward(Generator& gen, std::size_t emb_dim, std::size_t hidden_dim)
