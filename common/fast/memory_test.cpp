@@ -1,0 +1,108 @@
+// prefault() changes no values, and on Linux with glibc (after reuse_freed_memory(), as in every
+// program) advises huge pages over the whole of each heap block, the 2 MB it shares with the blocks
+// beside it included: the layout of a model's weights, big blocks with small ones between.
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifdef __linux__
+#include <unistd.h>
+#endif
+
+#include "llmfs/fast/memory.hpp"
+
+using llmfs::prefault;
+
+namespace {
+
+#ifdef __linux__
+// A mapping of this process, as /proc/self/smaps lists it.
+struct Mapping {
+    std::uintptr_t start = 0, end = 0;
+    std::string name;
+    bool huge_pages_advised = false;  // VmFlags has "hg" (MADV_HUGEPAGE)
+};
+
+std::vector<Mapping> mappings() {
+    std::ifstream smaps("/proc/self/smaps");
+    std::vector<Mapping> out;
+    for (std::string line; std::getline(smaps, line);) {
+        if (line.rfind("VmFlags:", 0) == 0) {
+            if (!out.empty()) out.back().huge_pages_advised = (line + " ").find(" hg ") != std::string::npos;
+            continue;
+        }
+        std::istringstream fields(line);
+        std::string range, perms, offset, dev, inode, name;
+        if (!(fields >> range >> perms >> offset >> dev >> inode)) continue;
+        const auto dash = range.find('-');
+        if (dash == std::string::npos || range.find_first_not_of("0123456789abcdef-") != std::string::npos) continue;
+        fields >> name;
+        out.push_back({std::stoull(range.substr(0, dash), nullptr, 16), std::stoull(range.substr(dash + 1), nullptr, 16), name});
+    }
+    return out;
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("prefault changes no values, whatever the block's size and alignment") {
+    for (std::size_t floats : {std::size_t{1}, std::size_t{1000}, std::size_t{262'145}, std::size_t{3'000'001}}) {
+        std::vector<float> x(floats);
+        for (std::size_t i = 0; i < floats; ++i) x[i] = static_cast<float>(i % 977) * 0.5f;
+        prefault(x.data() + 1, (floats - 1) * sizeof(float));  // not page-aligned at either end
+        bool same = true;
+        for (std::size_t i = 0; i < floats; ++i) same = same && x[i] == static_cast<float>(i % 977) * 0.5f;
+        INFO(floats << " floats");
+        CHECK(same);
+    }
+    prefault(nullptr, 0);  // nothing to do
+}
+
+TEST_CASE("heap blocks are advised huge pages whole, the 2 MB across their seams included") {
+#if defined(__linux__) && defined(__GLIBC__)
+    if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+        WARN("this kernel has no transparent huge pages: nothing to advise");
+        return;
+    }
+    llmfs::reuse_freed_memory();
+    // One layer of the 124M model: Q, K, V and out_proj (768 x 768), fc1 and fc2 (3072 x 768), each
+    // followed by a small block (a bias), allocated and prefaulted in that order.
+    std::vector<std::unique_ptr<float[]>> blocks, small;
+    std::vector<std::size_t> sizes;
+    for (std::size_t floats : {768 * 768, 768 * 768, 768 * 768, 768 * 768, 3072 * 768, 768 * 3072}) {
+        blocks.emplace_back(new float[floats]);
+        sizes.push_back(floats * sizeof(float));
+        small.emplace_back(new float[768]());
+        prefault(blocks.back().get(), sizes.back());
+    }
+    const std::vector<Mapping> maps = mappings();
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+        const auto first = reinterpret_cast<std::uintptr_t>(blocks[b].get()) / page * page;
+        const auto last = (reinterpret_cast<std::uintptr_t>(blocks[b].get()) + sizes[b] + page - 1) / page * page;
+        bool starts_in_heap = false, ends_in_heap = false;  // the heap is several mappings, once advised in part
+        for (const Mapping& m : maps) {
+            starts_in_heap = starts_in_heap || (m.name == "[heap]" && m.start <= first && first < m.end);
+            ends_in_heap = ends_in_heap || (m.name == "[heap]" && m.start < last && last <= m.end);
+        }
+        if (!starts_in_heap || !ends_in_heap) {  // a sanitizer's allocator, say: prefault advises the block's own pages only
+            WARN("block " << b << " is not in glibc's main heap: not checked");
+            continue;
+        }
+        // Every page from the block's first to its last is in an advised mapping.
+        std::uintptr_t covered = first;
+        for (const Mapping& m : maps)
+            if (m.start <= covered && covered < m.end && m.huge_pages_advised) covered = m.end;
+        INFO("block " << b << " of " << sizes[b] << " bytes at " << blocks[b].get());
+        CHECK(covered >= last);
+    }
+#else
+    WARN("huge pages are advised on Linux with glibc only");
+#endif
+}
