@@ -151,26 +151,35 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         }
         return;
     }
-    // Every product's rows cut into chunks, all in one list: the threads go from one product's rows
-    // to the next's without meeting at the end of each.
-    struct Chunk {
+    // Every product's rows cut into chunks, numbered on from one product to the next: the threads go
+    // from one product's rows to the next's without meeting at the end of each. A chunk's rows are
+    // worked out from its number, not read from a list of chunks: such a list, written here and read
+    // on the other core, moved a cache line between the cores every 2 or 3 chunks, and cost 5% of
+    // the pass (a 512 MB product at 77 GB/s: 93% of the probe's rate, 98% without the list).
+    struct Span {
         const GemvProduct* product;
-        std::size_t r0, r1;
+        std::size_t first_chunk;     // the number of its first chunk
+        std::size_t rows_per_chunk;  // the last one may have fewer
     };
-    std::vector<Chunk> chunks;
+    std::vector<Span> spans;  // one per product with rows to read
+    std::size_t chunks = 0;
     for (const GemvProduct& p : products) {
         if (p.k == 0) {  // y is as given: no rows to read
             if (p.then) p.then(p.y, p.n);
             continue;
         }
         const std::size_t rows = chunk_units(p.k * sizeof(float));
-        for (std::size_t r0 = 0; r0 < p.n; r0 += rows) chunks.push_back({&p, r0, std::min(p.n, r0 + rows)});
+        spans.push_back({&p, chunks, rows});
+        chunks += (p.n + rows - 1) / rows;
     }
-    compute_pool().run(chunks.size(), [&](std::size_t i) {
-        const Chunk& c = chunks[i];
-        const GemvProduct& p = *c.product;
-        gemv_block(p.w + c.r0 * p.k, p.x, p.y + c.r0, c.r1 - c.r0, p.k);
-        if (p.then) p.then(p.y + c.r0, c.r1 - c.r0);
+    compute_pool().run(chunks, [&](std::size_t i) {
+        std::size_t s = spans.size() - 1;
+        while (spans[s].first_chunk > i) --s;  // the product chunk i belongs to
+        const GemvProduct& p = *spans[s].product;
+        const std::size_t r0 = (i - spans[s].first_chunk) * spans[s].rows_per_chunk;
+        const std::size_t r1 = std::min(p.n, r0 + spans[s].rows_per_chunk);
+        gemv_block(p.w + r0 * p.k, p.x, p.y + r0, r1 - r0, p.k);
+        if (p.then) p.then(p.y + r0, r1 - r0);
     });
 }
 
