@@ -112,10 +112,11 @@ inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
 #define LLMFS_ROW_LOOP_CLONES
 #endif
 
-// y[r] += W[r, :] . x for the rows r in [0, n): dot_lanes row after row, so W is read as one
-// sequential stream.
-LLMFS_ROW_LOOP_CLONES void gemv_block(const float* w, const float* x, float* y, std::size_t n, std::size_t k) {
-    for (std::size_t r = 0; r < n; ++r) y[r] += dot_lanes_inline(w + r * k, x, k);
+// y[r] = onto[r] + W[r, :] . x (0 + W[r, :] . x without onto) for the rows r in [0, n): dot_lanes
+// row after row, so W is read as one sequential stream. onto may be y itself (y += W @ x).
+LLMFS_ROW_LOOP_CLONES void gemv_block(const float* w, const float* x, const float* onto, float* y, std::size_t n,
+                                      std::size_t k) {
+    for (std::size_t r = 0; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline(w + r * k, x, k);
 }
 
 }  // namespace
@@ -142,11 +143,19 @@ std::size_t chunk_units(std::size_t unit_bytes) {
 
 void gemv_many(const std::vector<GemvProduct>& products) {
     std::size_t macs = 0;
-    for (const GemvProduct& p : products) macs += p.n * p.k;
+    for (const GemvProduct& p : products) {
+        macs += p.n * p.k;
+        if (p.k == 0) {  // y = onto (or 0): no rows to read, nothing added (not even 0, which would turn -0 into +0)
+            if (!p.onto) std::fill(p.y, p.y + p.n, 0.0f);
+            else if (p.onto != p.y) std::copy(p.onto, p.onto + p.n, p.y);
+            if (p.then) p.then(p.y, p.n);
+        }
+    }
     const std::size_t threads = compute_pool().size();
     if (threads == 1 || macs < kParallelMacs) {
         for (const GemvProduct& p : products) {
-            gemv_block(p.w, p.x, p.y, p.n, p.k);
+            if (p.k == 0) continue;  // done above
+            gemv_block(p.w, p.x, p.onto, p.y, p.n, p.k);
             if (p.then) p.then(p.y, p.n);
         }
         return;
@@ -164,10 +173,7 @@ void gemv_many(const std::vector<GemvProduct>& products) {
     std::vector<Span> spans;  // one per product with rows to read
     std::size_t chunks = 0;
     for (const GemvProduct& p : products) {
-        if (p.k == 0) {  // y is as given: no rows to read
-            if (p.then) p.then(p.y, p.n);
-            continue;
-        }
+        if (p.k == 0) continue;  // done above
         const std::size_t rows = chunk_units(p.k * sizeof(float));
         spans.push_back({&p, chunks, rows});
         chunks += (p.n + rows - 1) / rows;
@@ -178,7 +184,7 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         const GemvProduct& p = *spans[s].product;
         const std::size_t r0 = (i - spans[s].first_chunk) * spans[s].rows_per_chunk;
         const std::size_t r1 = std::min(p.n, r0 + spans[s].rows_per_chunk);
-        gemv_block(p.w + r0 * p.k, p.x, p.y + r0, r1 - r0, p.k);
+        gemv_block(p.w + r0 * p.k, p.x, p.onto ? p.onto + r0 : nullptr, p.y + r0, r1 - r0, p.k);
         if (p.then) p.then(p.y + r0, r1 - r0);
     });
 }
@@ -214,19 +220,15 @@ float read_pass(const float* x, std::size_t n) {
 
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate, RowsFn then) {
     if (n == 0) return;
-    if (!accumulate) std::fill(y, y + n, 0.0f);
-    if (k == 0) {  // y is as given: nothing to add (not even 0, which would turn -0 into +0)
-        if (then) then(y, n);
-        return;
-    }
-    gemv_many({{w, x, y, n, k, then}});  // rows [r0, r1) of y = W @ x on the pool, each row as gemv_block sums it
+    // rows [r0, r1) of y (+)= W @ x on the pool, each row as gemv_block sums it
+    gemv_many({{w, x, y, n, k, accumulate ? y : nullptr, then}});
 }
 
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
     if (n == 0) return;
     if (!accumulate) std::fill(y, y + n, 0.0f);
     if (k == 0) return;
-    gemv_block(w, x, y, n, k);
+    gemv_block(w, x, y, y, n, k);
 }
 
 void linear_rows(const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in, std::size_t out,
@@ -240,25 +242,21 @@ void linear_rows_many(const float* x, std::size_t rows, std::size_t in, const st
         return;
     }
     std::vector<GemvProduct> products;
-    for (const LinearOutput& l : layers) {
-        if (l.bias) std::copy(l.bias, l.bias + l.out, l.y);  // y = bias + W @ x, as gemv with beta = 1
-        else std::fill(l.y, l.y + l.out, 0.0f);
-        products.push_back({l.w, x, l.y, l.out, in});
-    }
+    for (const LinearOutput& l : layers) products.push_back({l.w, x, l.y, l.out, in, l.bias});  // y = bias + W @ x
     gemv_many(products);
 }
 
 void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in,
                  std::size_t out, float* y, RowsFn then) {
+    if (rows == 1 && out > 0 && in > 0) {  // y = bias (or 0) + W @ x, `then` piece by piece
+        gemv_many({{w, x, y, out, in, bias, then}});
+        return;
+    }
     if (bias)
         for (std::size_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);
     if (rows == 0 || out == 0 || in == 0) {  // nothing to multiply: y = bias (or 0)
         if (!bias) std::fill(y, y + rows * out, 0.0f);
         if (then) then(y, rows * out);
-        return;
-    }
-    if (rows == 1) {  // y = bias (or 0) + W @ x, `then` piece by piece
-        gemv(w, x, y, out, in, bias != nullptr, then);
         return;
     }
     SingleThreadedBlas single;

@@ -50,15 +50,18 @@ using RowsFn = void (*)(float* y, std::size_t n);
 // as gemv_one_call; `then`, if given, is applied to y after, piece by piece.
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate,
           RowsFn then = nullptr);
-// Several such products in one run of the pool (y (+)= W @ x each, accumulating into y as given):
-// Q, K and V of one token, SwiGLU's fc1 and fc2. The same bits as one gemv each; the threads go on
-// to the next product's rows instead of meeting at the end of each.
+// Several such products in one run of the pool (y = onto + W @ x each): Q, K and V of one token,
+// SwiGLU's fc1 and fc2. The same bits as one gemv each; the threads go on to the next product's rows
+// instead of meeting at the end of each. Each row's sum is added to onto on the thread that computed
+// it, so the caller writes nothing into y beforehand: y's cache lines are not moved from its core
+// to the others' in the middle of their streams.
 struct GemvProduct {
     const float* w;  // [n, k]
     const float* x;  // [k]
     float* y;        // [n]
     std::size_t n, k;
-    RowsFn then = nullptr;  // applied to y once W @ x is in it (pieces of y in any order: elementwise only)
+    const float* onto = nullptr;  // [n]: a bias, or y itself (y += W @ x); null: 0 (y = W @ x)
+    RowsFn then = nullptr;        // applied to y once W @ x is in it (pieces of y in any order: elementwise only)
 };
 void gemv_many(const std::vector<GemvProduct>& products);
 // The same product on the calling thread alone: the reference the pooled gemv is tested against.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -179,6 +180,34 @@ TEST_CASE("gemv on the thread pool equals one single-threaded call, bit for bit"
         INFO(n << " x " << k << " on " << compute_pool().size() << " threads");
         CHECK(bit_equal(pooled, one));
     }
+}
+
+TEST_CASE("gemv_many: y = onto + W @ x (a bias, y itself, or 0), the bits of adding onto y set beforehand") {
+    // Three products in one run, as Q, K and V; y holds NaN before, where onto is not y: it is only
+    // written. Large enough for the pool, and small enough for the calling thread alone.
+    for (const std::size_t n : {std::size_t{2304}, std::size_t{7}}) {
+        const std::size_t k = 768;
+        const Array<2> w = randn_array<2>(n + 1, {n, k});
+        const Array<1> x = randn_array<1>(n + 2, {k}), bias = randn_array<1>(n + 3, {n});
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        Array<1> with_bias = xt::full_like(bias, nan), fresh = with_bias, accumulated = randn_array<1>(n + 4, {n});
+        Array<1> expected_bias = bias, expected_fresh = xt::zeros<float>({n}), expected_accumulated = accumulated;
+        gemv_many({{w.data(), x.data(), with_bias.data(), n, k, bias.data()},
+                   {w.data(), x.data(), fresh.data(), n, k},
+                   {w.data(), x.data(), accumulated.data(), n, k, accumulated.data()}});
+        for (Array<1>* y : {&expected_bias, &expected_fresh, &expected_accumulated})
+            gemv_one_call(w.data(), x.data(), y->data(), n, k, true);
+        INFO(n << " rows");
+        CHECK(bit_equal(with_bias, expected_bias));
+        CHECK(bit_equal(fresh, expected_fresh));
+        CHECK(bit_equal(accumulated, expected_accumulated));
+    }
+    // No columns: y = onto as it is (a -0 bias stays -0), or 0.
+    const Array<1> bias = {-0.0f, 1.5f};
+    Array<1> y = {7.0f, 7.0f}, zero = y;
+    gemv_many({{nullptr, nullptr, y.data(), 2, 0, bias.data()}, {nullptr, nullptr, zero.data(), 2, 0}});
+    CHECK(bit_equal(y, bias));
+    CHECK(bit_equal(zero, Array<1>(xt::zeros<float>({2}))));
 }
 
 TEST_CASE("read_pass sums every float once, in chunks of any length") {
