@@ -163,8 +163,9 @@ void gemv_many(const std::vector<GemvProduct>& products) {
     // Every product's rows cut into chunks, numbered on from one product to the next: the threads go
     // from one product's rows to the next's without meeting at the end of each. A chunk's rows are
     // worked out from its number, not read from a list of chunks: such a list, written here and read
-    // on the other core, moved a cache line between the cores every 2 or 3 chunks, and cost 5% of
-    // the pass (a 512 MB product at 77 GB/s: 93% of the probe's rate, 98% without the list).
+    // on the other core, moved a cache line between the cores every 2 or 3 chunks, each a stall in
+    // the middle of a stream (a 512 MB product at 77 to 80 GB/s: 88 to 91% of the probe's rate
+    // through the list, 96 to 98% without it).
     struct Span {
         const GemvProduct* product;
         std::size_t first_chunk;     // the number of its first chunk
