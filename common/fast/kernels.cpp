@@ -219,10 +219,9 @@ float read_pass(const float* x, std::size_t n) {
     return total;
 }
 
-void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate, RowsFn then) {
+void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto, RowsFn then) {
     if (n == 0) return;
-    // rows [r0, r1) of y (+)= W @ x on the pool, each row as gemv_block sums it
-    gemv_many({{w, x, y, n, k, accumulate ? y : nullptr, then}});
+    gemv_many({{w, x, y, n, k, onto, then}});  // rows [r0, r1) of y on the pool, each row as gemv_block sums it
 }
 
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
@@ -250,7 +249,7 @@ void linear_rows_many(const float* x, std::size_t rows, std::size_t in, const st
 void linear_rows(ThreadPool& pool, const float* x, std::size_t rows, const float* w, const float* bias, std::size_t in,
                  std::size_t out, float* y, RowsFn then) {
     if (rows == 1 && out > 0 && in > 0) {  // y = bias (or 0) + W @ x, `then` piece by piece
-        gemv_many({{w, x, y, out, in, bias, then}});
+        gemv(w, x, y, out, in, bias, then);
         return;
     }
     if (bias)

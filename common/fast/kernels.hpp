@@ -43,14 +43,15 @@ float dot_lanes(const float* w, const float* x, std::size_t k);
 // a product's output: on the thread that computed the piece, while it is still in that core's cache.
 using RowsFn = void (*)(float* y, std::size_t n);
 
-// y[n] (+)= W[n, k] @ x[k]: one row through nn.Linear (x @ W^T), one dot_lanes per row of W, so W
-// streams through once, row after row. (OpenBLAS's sgemv, its Cooperlake kernel there, read 13 to
-// 15 GB/s a core on the Zen 4 VM where this reads 25 to 27.) Teaching version: gemm with m = 1.
-// Large products run on compute_pool() (thread_pool.hpp) in chunks of rows of W, with the same bits
-// as gemv_one_call; `then`, if given, is applied to y after, piece by piece.
-void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate,
+// y[n] = onto[n] + W[n, k] @ x[k]: one row through nn.Linear (x @ W^T, onto its bias), one dot_lanes
+// per row of W, so W streams through once, row after row. (OpenBLAS's sgemv, its Cooperlake kernel
+// there, read 13 to 15 GB/s a core on the Zen 4 VM where this reads 25 to 27.) Teaching version:
+// gemm with m = 1. onto may be y itself (y += W @ x), or null (y = W @ x). Large products run on
+// compute_pool() (thread_pool.hpp) in chunks of rows of W, with the same bits as gemv_one_call;
+// `then`, if given, is applied to y after, piece by piece.
+void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto,
           RowsFn then = nullptr);
-// Several such products in one run of the pool (y = onto + W @ x each): Q, K and V of one token,
+// Several such products in one run of the pool (y = onto + W @ x each, as gemv): Q, K and V of one token,
 // SwiGLU's fc1 and fc2. The same bits as one gemv each; the threads go on to the next product's rows
 // instead of meeting at the end of each. Each row's sum is added to onto on the thread that computed
 // it, so the caller writes nothing into y beforehand: y's cache lines are not moved from its core
