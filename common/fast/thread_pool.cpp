@@ -34,7 +34,7 @@ inline void cpu_relax() {
 // The chunks one thread has left, [front, back), in one word so that the owner (taking the front
 // chunk) and a thief (taking the back half) change it with one compare-and-swap each. On its own
 // cache line: the owner's claims do not disturb the other threads'.
-struct alignas(64) Share {
+struct alignas(64) ThreadPool::Share {
     std::atomic<std::uint64_t> range{0};
 
     static std::uint64_t pack(std::uint64_t front, std::uint64_t back) { return front << 32 | back; }
@@ -42,55 +42,9 @@ struct alignas(64) Share {
     static std::uint64_t back(std::uint64_t r) { return r & 0xffffffffu; }
 };
 
-struct ThreadPool::Job {
-    Job(std::size_t threads, std::size_t n, const std::function<void(std::size_t)>& f) : fn(f), chunks(n), shares(threads) {
-        for (std::size_t t = 0; t < threads; ++t) shares[t].range.store(Share::pack(n * t / threads, n * (t + 1) / threads));
-    }
-    std::function<void(std::size_t)> fn;
-    std::size_t chunks = 0;
-    std::vector<Share> shares;         // thread t's chunks left (the caller is thread 0)
-    std::atomic<std::size_t> done{0};  // chunks finished (run or skipped after a failure)
-    std::atomic<bool> failed{false};
-    std::exception_ptr error;  // the first exception, guarded by m
-    std::mutex m;
-    std::condition_variable finished;  // the caller sleeps here
-
-    // The next chunk for thread `self`: the front of its own share; once that is empty, the back half
-    // of the largest share left (the thief keeps the rest of that half as its own new share, to read
-    // on from there). False when every share is empty.
-    bool take(std::size_t self, std::size_t& chunk) {
-        Share& own = shares[self];
-        for (std::uint64_t r = own.range.load(std::memory_order_acquire); Share::front(r) < Share::back(r);) {
-            if (own.range.compare_exchange_weak(r, Share::pack(Share::front(r) + 1, Share::back(r)), std::memory_order_acq_rel)) {
-                chunk = Share::front(r);
-                return true;
-            }
-        }
-        for (;;) {
-            std::size_t victim = self;
-            std::uint64_t most = 0, r = 0;
-            for (std::size_t t = 0; t < shares.size(); ++t) {
-                const std::uint64_t rt = shares[t].range.load(std::memory_order_acquire);
-                if (t != self && Share::front(rt) < Share::back(rt) && Share::back(rt) - Share::front(rt) > most) {
-                    victim = t;
-                    most = Share::back(rt) - Share::front(rt);
-                    r = rt;
-                }
-            }
-            if (victim == self) return false;
-            const std::uint64_t stolen_front = Share::back(r) - (most + 1) / 2;  // [stolen_front, back): at least one
-            const std::uint64_t left_to_victim = Share::pack(Share::front(r), stolen_front);
-            if (!shares[victim].range.compare_exchange_weak(r, left_to_victim, std::memory_order_acq_rel))
-                continue;  // the owner or another thief moved first: look again
-            own.range.store(Share::pack(stolen_front + 1, Share::back(r)), std::memory_order_release);
-            chunk = stolen_front;
-            return true;
-        }
-    }
-};
-
 ThreadPool::ThreadPool(std::size_t threads) {
     if (threads == 0) throw std::invalid_argument("ThreadPool: at least one thread (the caller's)");
+    shares_.reset(new Share[threads]);
     workers_.reserve(threads - 1);
     for (std::size_t t = 1; t < threads; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
 }
@@ -98,29 +52,66 @@ ThreadPool::ThreadPool(std::size_t threads) {
 ThreadPool::~ThreadPool() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        stopping_ = true;
+        stopping_.store(true, std::memory_order_seq_cst);
+        epoch_.fetch_add(1, std::memory_order_seq_cst);  // spinning workers look up, and see stopping_
     }
     wake_.notify_all();
     for (std::thread& w : workers_) w.join();
 }
 
-void ThreadPool::work_on(Job& job, std::size_t self) {
+// The next chunk for thread `self`: the front of its own share; once that is empty, the back half of
+// the largest share left (the thief keeps the rest of that half as its own new share, to read on from
+// there). False when every share is empty.
+bool ThreadPool::take(std::size_t self, std::size_t& chunk) {
+    Share& own = shares_[self];
+    for (std::uint64_t r = own.range.load(std::memory_order_acquire); Share::front(r) < Share::back(r);) {
+        if (own.range.compare_exchange_weak(r, Share::pack(Share::front(r) + 1, Share::back(r)), std::memory_order_acq_rel)) {
+            chunk = Share::front(r);
+            return true;
+        }
+    }
+    for (;;) {
+        std::size_t victim = self;
+        std::uint64_t most = 0, r = 0;
+        for (std::size_t t = 0; t < size(); ++t) {
+            const std::uint64_t rt = shares_[t].range.load(std::memory_order_acquire);
+            if (t != self && Share::front(rt) < Share::back(rt) && Share::back(rt) - Share::front(rt) > most) {
+                victim = t;
+                most = Share::back(rt) - Share::front(rt);
+                r = rt;
+            }
+        }
+        if (victim == self) return false;
+        const std::uint64_t stolen_front = Share::back(r) - (most + 1) / 2;  // [stolen_front, back): at least one
+        const std::uint64_t left_to_victim = Share::pack(Share::front(r), stolen_front);
+        if (!shares_[victim].range.compare_exchange_weak(r, left_to_victim, std::memory_order_acq_rel))
+            continue;  // the owner or another thief moved first: look again
+        own.range.store(Share::pack(stolen_front + 1, Share::back(r)), std::memory_order_release);
+        chunk = stolen_front;
+        return true;
+    }
+}
+
+void ThreadPool::work_on(std::size_t self, std::size_t chunks) {
     // Counted once, when this thread finds no chunk left: an atomic add per chunk on a line both
     // threads write would move it between the cores with every chunk.
     std::size_t finished = 0;  // chunks run (or skipped after a failure) by this thread
-    for (std::size_t i = 0; job.take(self, i); ++finished) {
-        if (job.failed.load(std::memory_order_relaxed)) continue;
+    for (std::size_t i = 0; take(self, i); ++finished) {
+        if (failed_.load(std::memory_order_relaxed)) continue;
         try {
-            job.fn(i);
+            (*fn_)(i);
         } catch (...) {
-            std::lock_guard<std::mutex> lock(job.m);
-            if (!job.error) job.error = std::current_exception();
-            job.failed.store(true, std::memory_order_relaxed);
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (!error_) error_ = std::current_exception();
+            failed_.store(true, std::memory_order_relaxed);
         }
     }
-    if (finished > 0 && job.done.fetch_add(finished, std::memory_order_acq_rel) + finished == job.chunks) {
-        { std::lock_guard<std::mutex> lock(job.m); }  // the caller is waiting or has not checked yet
-        job.finished.notify_all();
+    // The last chunk's thread wakes the caller if it sleeps (caller_waiting_ is set before the caller
+    // looks at done_ a last time: one of the two sees the other's write).
+    if (finished > 0 && done_.fetch_add(finished, std::memory_order_seq_cst) + finished == chunks &&
+        caller_waiting_.load(std::memory_order_seq_cst)) {
+        { std::lock_guard<std::mutex> lock(mutex_); }  // the caller is asleep, or checks done_ under the lock
+        finished_.notify_all();
     }
 }
 
@@ -128,16 +119,21 @@ void ThreadPool::worker_loop(std::size_t self) {
     std::uint64_t seen = 0;
     for (;;) {
         for (int s = 0; s < kSpinIterations && epoch_.load(std::memory_order_acquire) == seen; ++s) cpu_relax();
-        std::shared_ptr<Job> job;
-        {
+        if (epoch_.load(std::memory_order_acquire) == seen) {
             std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [&] { return stopping_ || epoch_.load(std::memory_order_relaxed) != seen; });
-            if (stopping_) return;
-            seen = epoch_.load(std::memory_order_relaxed);
-            job = job_;
+            sleepers_.fetch_add(1, std::memory_order_seq_cst);  // before the last look at epoch_ (run() reads it after publishing)
+            wake_.wait(lock, [&] { return epoch_.load(std::memory_order_seq_cst) != seen; });
+            sleepers_.fetch_sub(1, std::memory_order_relaxed);
         }
-        // A worker that wakes after the job is done finds no chunk left: it never calls fn.
-        if (job) work_on(*job, self);
+        if (stopping_.load(std::memory_order_acquire)) return;
+        const std::uint64_t run = epoch_.load(std::memory_order_acquire);
+        seen = run;
+        // Join the run only while it is open: a worker that comes late (descheduled between seeing
+        // the epoch and here) must not touch the next run's shares, which the caller sets up only
+        // once no worker is inside.
+        inside_.fetch_add(1, std::memory_order_seq_cst);
+        if (open_.load(std::memory_order_seq_cst) == run) work_on(self, chunks_);
+        inside_.fetch_sub(1, std::memory_order_release);
     }
 }
 
@@ -153,24 +149,44 @@ void ThreadPool::run(std::size_t chunks, const std::function<void(std::size_t)>&
         std::atomic<bool>& busy;
         ~Release() { busy.store(false, std::memory_order_release); }
     } release{busy_};
-    auto job = std::make_shared<Job>(size(), chunks, fn);
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        job_ = job;
-        epoch_.fetch_add(1, std::memory_order_release);
+    // A worker still inside the last run (it found no chunk left, or has not left yet) reads the
+    // shares: wait for it before writing them. Rare, and short unless the OS descheduled it.
+    for (int s = 0; inside_.load(std::memory_order_seq_cst) != 0; ++s) {
+        if (s < kSpinIterations) cpu_relax();
+        else std::this_thread::yield();
     }
-    wake_.notify_all();
-    work_on(*job, 0);
-    for (int s = 0; s < kSpinIterations && job->done.load(std::memory_order_acquire) < chunks; ++s) cpu_relax();
-    {
-        std::unique_lock<std::mutex> lock(job->m);
-        job->finished.wait(lock, [&] { return job->done.load(std::memory_order_acquire) == chunks; });
+    fn_ = &fn;
+    chunks_ = chunks;
+    done_.store(0, std::memory_order_relaxed);
+    failed_.store(false, std::memory_order_relaxed);
+    error_ = nullptr;
+    const std::size_t threads = size();
+    for (std::size_t t = 0; t < threads; ++t)
+        shares_[t].range.store(Share::pack(chunks * t / threads, chunks * (t + 1) / threads), std::memory_order_relaxed);
+    const std::uint64_t run = ++runs_;
+    open_.store(run, std::memory_order_seq_cst);
+    epoch_.store(run, std::memory_order_seq_cst);  // publishes all of the above to the workers
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+        { std::lock_guard<std::mutex> lock(mutex_); }  // a sleeper is waiting, or checks epoch_ under the lock
+        wake_.notify_all();
     }
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        job_.reset();  // fn refers to the caller's frame: drop it before returning
+    work_on(0, chunks);
+    for (int s = 0; s < kSpinIterations && done_.load(std::memory_order_acquire) < chunks; ++s) cpu_relax();
+    if (done_.load(std::memory_order_acquire) < chunks) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        caller_waiting_.store(true, std::memory_order_seq_cst);
+        finished_.wait(lock, [&] { return done_.load(std::memory_order_seq_cst) == chunks; });
+        caller_waiting_.store(false, std::memory_order_relaxed);
     }
-    if (job->error) std::rethrow_exception(job->error);
+    open_.store(0, std::memory_order_seq_cst);  // workers that come now skip this run; fn is the caller's, about to go
+    if (failed_.load(std::memory_order_relaxed)) {
+        std::exception_ptr error;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            std::swap(error, error_);
+        }
+        std::rethrow_exception(error);
+    }
 }
 
 std::size_t default_thread_count() {

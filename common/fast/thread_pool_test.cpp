@@ -63,6 +63,26 @@ TEST_CASE("each thread reads its chunks in long runs: its own share in order, th
     }
 }
 
+TEST_CASE("runs back to back: a worker that comes late to one runs none of its chunks, nor any of the next's twice") {
+    // Four threads on fewer cores: workers are often descheduled between seeing a run and joining
+    // it, and come to it after it is over, while the caller sets up the next.
+    ThreadPool pool(4);
+    std::atomic<int> current{-1};
+    for (int r = 0; r < 3000; ++r) {
+        current.store(r);
+        const std::size_t chunks = 2 + static_cast<std::size_t>(r % 6);
+        std::vector<std::atomic<int>> runs(chunks);
+        std::atomic<int> stale{0};  // a chunk run while another run was current
+        pool.run(chunks, [&, r](std::size_t i) {
+            if (current.load() != r) stale.fetch_add(1);
+            runs[i].fetch_add(1);
+        });
+        INFO("run " << r);
+        REQUIRE(stale.load() == 0);
+        for (std::size_t i = 0; i < chunks; ++i) REQUIRE(runs[i].load() == 1);
+    }
+}
+
 TEST_CASE("a chunk's exception reaches the caller, and the pool keeps working") {
     ThreadPool pool(3);
     std::atomic<int> ran{0};
