@@ -17,8 +17,9 @@ namespace llmfs {
 
 namespace {
 
-// About 10-50 microseconds of spinning before a waiting thread sleeps: long enough to catch the
-// next product of the same decode step, short enough to leave a busy machine's core alone.
+// About 10-50 microseconds of spinning (2000 pauses: 47 us on the Zen 5 VM) before a waiting thread
+// sleeps: long enough to catch the next product of the same decode step, short enough to leave a
+// busy machine's core alone.
 constexpr int kSpinIterations = 2000;
 
 inline void cpu_relax() {

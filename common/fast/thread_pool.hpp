@@ -4,8 +4,8 @@
 // hardware prefetcher follows across chunk boundaries. A thread whose share is done takes the back
 // half of what another has left (work stealing), so a thread the OS deschedules (a student's
 // browser, an IDE indexing) holds up only the chunk it is on: the others take the rest. Waiting
-// threads spin a few microseconds, then sleep on a condition variable instead of burning a core
-// someone else needs.
+// threads spin some tens of microseconds (a decoding step's gaps between products are shorter), then
+// sleep on a condition variable instead of burning a core someone else needs.
 //
 // Which thread runs a chunk never changes what the chunk computes: callers give each chunk its own
 // fixed piece of output (rows of a product, one attention head), so results are bit-identical to
