@@ -93,7 +93,7 @@ bool ThreadPool::take(std::size_t self, std::size_t& chunk) {
     }
 }
 
-void ThreadPool::work_on(std::size_t self, std::size_t chunks) {
+void ThreadPool::work_on(std::size_t self) {
     // Counted once, when this thread finds no chunk left: an atomic add per chunk on a line both
     // threads write would move it between the cores with every chunk.
     std::size_t finished = 0;  // chunks run (or skipped after a failure) by this thread
@@ -109,7 +109,7 @@ void ThreadPool::work_on(std::size_t self, std::size_t chunks) {
     }
     // The last chunk's thread wakes the caller if it sleeps (caller_waiting_ is set before the caller
     // looks at done_ a last time: one of the two sees the other's write).
-    if (finished > 0 && done_.fetch_add(finished, std::memory_order_seq_cst) + finished == chunks &&
+    if (finished > 0 && done_.fetch_add(finished, std::memory_order_seq_cst) + finished == chunks_ &&
         caller_waiting_.load(std::memory_order_seq_cst)) {
         { std::lock_guard<std::mutex> lock(mutex_); }  // the caller is asleep, or checks done_ under the lock
         finished_.notify_all();
@@ -133,7 +133,7 @@ void ThreadPool::worker_loop(std::size_t self) {
         // the epoch and here) must not touch the next run's shares, which the caller sets up only
         // once no worker is inside.
         inside_.fetch_add(1, std::memory_order_seq_cst);
-        if (open_.load(std::memory_order_seq_cst) == run) work_on(self, chunks_);
+        if (open_.load(std::memory_order_seq_cst) == run) work_on(self);
         inside_.fetch_sub(1, std::memory_order_release);
     }
 }
@@ -164,14 +164,14 @@ void ThreadPool::run(std::size_t chunks, const std::function<void(std::size_t)>&
     const std::size_t threads = size();
     for (std::size_t t = 0; t < threads; ++t)
         shares_[t].range.store(Share::pack(chunks * t / threads, chunks * (t + 1) / threads), std::memory_order_relaxed);
-    const std::uint64_t run = ++runs_;
+    const std::uint64_t run = epoch_.load(std::memory_order_relaxed) + 1;  // only run() and the destructor write it
     open_.store(run, std::memory_order_seq_cst);
     epoch_.store(run, std::memory_order_seq_cst);  // publishes all of the above to the workers
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
         { std::lock_guard<std::mutex> lock(mutex_); }  // a sleeper is waiting, or checks epoch_ under the lock
         wake_.notify_all();
     }
-    work_on(0, chunks);
+    work_on(0);
     for (int s = 0; s < kSpinIterations && done_.load(std::memory_order_acquire) < chunks; ++s) cpu_relax();
     if (done_.load(std::memory_order_acquire) < chunks) {
         std::unique_lock<std::mutex> lock(mutex_);

@@ -47,7 +47,7 @@ private:
     struct Share;
     void worker_loop(std::size_t self);
     bool take(std::size_t self, std::size_t& chunk);
-    void work_on(std::size_t self, std::size_t chunks);
+    void work_on(std::size_t self);
 
     // One run at a time (busy_), its state kept here and reused run after run: no allocation and no
     // lock on the way in or out, only atomics (a mutex for sleeping and waking). A Job allocated per
@@ -58,8 +58,7 @@ private:
     std::vector<std::thread> workers_;
     std::unique_ptr<Share[]> shares_;                  // thread t's chunks left (the caller is thread 0)
     const std::function<void(std::size_t)>* fn_ = nullptr;  // the open run's (the caller's), set before it is published
-    std::size_t chunks_ = 0;                           // the open run's chunk count
-    std::uint64_t runs_ = 0;                           // runs started (the caller's, under busy_)
+    std::size_t chunks_ = 0;                           // the open run's chunk count (read while it is open)
     alignas(64) std::atomic<std::uint64_t> epoch_{0};  // the last run published: what idle workers spin on
     alignas(64) std::atomic<std::uint64_t> open_{0};   // the run workers may still join; 0 once it is over
     alignas(64) std::atomic<std::size_t> inside_{0};   // workers between joining a run and leaving it
