@@ -360,7 +360,7 @@ int generate(const GenerateOptions& o) {
     if (o.json) {
         nlohmann::json report = {
             {"model", o.model}, {"path", path}, {"decoding", decoding}, {"prompt_tokens", encoded.size()}, {"new_tokens", o.tokens},
-            {"threads", threads}, {"build_s", build_s}, {"prompt_s", first_token_s}, {"decode_tokens_per_s", decode_rate},
+            {"threads", threads}, {"huge_pages", huge_pages_in_use()}, {"build_s", build_s}, {"prompt_s", first_token_s}, {"decode_tokens_per_s", decode_rate},
             {"total_tokens_per_s", static_cast<double>(o.tokens) / (first_token_s + decode_s)}, {"peak_rss_bytes", rss},
             {"read_bandwidth_bytes_per_s", bandwidth}, {"weight_bytes_per_step", weight_bytes},
             {"bandwidth_bound_tokens_per_s", bound}, {"probed_decode_tokens_per_s", probed.rate},
@@ -376,6 +376,8 @@ int generate(const GenerateOptions& o) {
     std::cout << fmt::format("model                {} ({}, {} prompt tokens, {} new, {})\n", o.model,
                              path, encoded.size(), o.tokens, decoding)
               << fmt::format("threads              {} (LLMFS_THREADS, else the CPUs this process may use)\n", threads)
+              << fmt::format("weight pages         {} (LLMFS_HUGE_PAGES=auto|on|off; llmfs-bench's default: on)\n",
+                             huge_pages_in_use() ? "2 MB where the kernel offers them" : "4 KB")
               << fmt::format("build                {:.3f} s\n", build_s)
               << fmt::format("prompt (1st token)   {:.3f} s\n", first_token_s)
               << fmt::format("decode               {:.1f} tokens/s ({} tokens in {:.2f} s)\n", decode_rate,
@@ -462,10 +464,11 @@ int variants(const VariantsOptions& o) {
     nlohmann::json rows = nlohmann::json::array();
     double peak_rss = 0.0;  // up to the last unprobed decode (the probe's buffer is left out)
     if (!o.json)
-        std::cout << fmt::format("{} new tokens after a {}-token prompt, KV cache, float32, {} threads. Each variant decodes\n"
+        std::cout << fmt::format("{} new tokens after a {}-token prompt, KV cache, float32, {} threads, weights in {} pages\n"
+                                 "(LLMFS_HUGE_PAGES=auto|on|off; llmfs-bench's default: on). Each variant decodes\n"
                                  "twice: decode/s is the first; GB/s and share are the second's, a read pass before each step\n"
                                  "(the bandwidth of the same moments; the VM's neighbours move it second to second)\n",
-                                 o.tokens, prompt.size(), compute_pool().size())
+                                 o.tokens, prompt.size(), compute_pool().size(), huge_pages_in_use() ? "2 MB" : "4 KB")
                   << fmt::format("{:<8}{:>10}{:>10}{:>12}{:>14}{:>14}{:>8}{:>10}{:>8}\n", "variant", "decode/s", "prompt s",
                                  "MB/step", "KV bytes", "estimator", "GB/s", "bound/s", "share");
     for (const auto& name : o.variants) {
@@ -498,7 +501,10 @@ int variants(const VariantsOptions& o) {
                                  static_cast<std::int64_t>(cache) == expected_cache ? "" : "  (cache != estimator)");
     }
     if (o.json) {
-        std::cout << nlohmann::json{{"tokens", o.tokens}, {"threads", compute_pool().size()}, {"variants", rows}}.dump(2) << "\n";
+        std::cout << nlohmann::json{{"tokens", o.tokens}, {"threads", compute_pool().size()}, {"huge_pages", huge_pages_in_use()},
+                                    {"variants", rows}}
+                         .dump(2)
+                  << "\n";
     } else {
         std::cout << fmt::format("peak RSS {:.0f} MB (of the whole run; one --variant per run for each's own)\n", peak_rss / 1e6);
     }
@@ -558,6 +564,9 @@ int main(int argc, char** argv) {
     var_cmd->add_flag("--json", var_opt.json, "print one JSON object instead");
 
     return run_tool(app, argc, argv, [&] {
+        // The weights in 2 MB pages unless LLMFS_HUGE_PAGES says otherwise: the benchmark measures the
+        // decode, which streams faster from them, where programs weigh it against their start (memory.hpp).
+        set_huge_pages(std::getenv("LLMFS_HUGE_PAGES") ? huge_pages_from_environment() : HugePages::on);
         if (*var_cmd) return variants(var_opt);
         if (*mha_cmd) return mha(mha_opt);
         if (*gen_cmd) return generate(gen_opt);

@@ -1,6 +1,10 @@
 #include "llmfs/fast/memory.hpp"
 
 #include <cstdlib>  // defines __GLIBC__ where glibc is the C library
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -25,6 +29,27 @@ std::atomic<bool> heap_grows_in_big_steps{false};
 
 namespace llmfs {
 
+namespace {
+std::mutex huge_pages_mutex;
+std::optional<HugePages> huge_pages_mode;  // set_huge_pages(), else the environment, read once
+}  // namespace
+
+HugePages huge_pages_from_environment() {
+    const char* env = std::getenv("LLMFS_HUGE_PAGES");
+    if (!env || !*env) return HugePages::automatic;
+    const std::string text = env;
+    if (text == "auto") return HugePages::automatic;
+    if (text == "on") return HugePages::on;
+    if (text == "off") return HugePages::off;
+    throw std::invalid_argument("LLMFS_HUGE_PAGES=\"" + text +
+                                "\": expected auto, on or off (unset it to let the first large block decide)");
+}
+
+void set_huge_pages(HugePages mode) {
+    const std::lock_guard<std::mutex> lock(huge_pages_mutex);
+    huge_pages_mode = mode;
+}
+
 void reuse_freed_memory() {
 #ifdef __GLIBC__
     mallopt(M_MMAP_MAX, 0);         // every block from the heap, none mapped on its own...
@@ -42,6 +67,9 @@ void reuse_freed_memory() {
 
 #ifdef __linux__
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 
@@ -55,6 +83,62 @@ void reuse_freed_memory() {
 namespace llmfs {
 
 namespace {
+
+constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+// HugePages::automatic watches 2 MB pages fault in, piece by piece, and gives them up for the rest of
+// the process once a piece of at least one 2 MB page comes in slower than kSlowBytesPerSecond on
+// its thread. On the development VM 2 MB pages fault in at 4 to 10 GB/s a thread where the memory
+// was in use a moment before and at 0.2 to 0.4 GB/s where the host had taken it back (memory.hpp);
+// a machine without such a host zeroes memory faster than 2 GB/s. Back to back, the 124M model got
+// its weights 97% in 2 MB pages after a run that had freed such pages, 10 to 60% after runs that
+// had freed fewer; started cold, in 4 KB pages but for the first piece.
+constexpr std::uintptr_t kPieceBytes = std::uintptr_t{16} << 20;
+constexpr double kSlowBytesPerSecond = 2e9;
+bool huge_pages_slow = false;  // automatic: a piece was slow (with huge_pages_mutex)
+
+// Whether prefault() asks for 2 MB pages now (with huge_pages_mutex held).
+bool huge_pages_now() {
+    if (!huge_pages_mode) huge_pages_mode = huge_pages_from_environment();
+    switch (*huge_pages_mode) {
+    case HugePages::on: return true;
+    case HugePages::off: return false;
+    case HugePages::automatic: return !huge_pages_slow;
+    }
+    return true;
+}
+
+// Faults in [begin, end) with MADV_POPULATE_WRITE (from 2 threads), whatever pages it was advised.
+void populate(std::uintptr_t begin, std::uintptr_t end, std::uintptr_t page) {
+    const auto middle = begin + (end - begin) / 2 / page * page;
+    std::thread second([=] { madvise(reinterpret_cast<void*>(middle), end - middle, MADV_POPULATE_WRITE); });
+    madvise(reinterpret_cast<void*>(begin), middle - begin, MADV_POPULATE_WRITE);
+    second.join();
+}
+
+// The same, in pieces that end on 2 MB boundaries (so a 2 MB page is never cut), each timed: false
+// as soon as a piece holding a whole 2 MB page is slow, the rest then left as it was.
+bool populate_watched(std::uintptr_t begin, std::uintptr_t end) {
+    std::atomic<bool> slow{false};
+    const auto fill = [&slow](std::uintptr_t from, std::uintptr_t to) {
+        while (from < to && !slow.load()) {
+            const std::uintptr_t next = std::min(to, (from + kPieceBytes) / kHugePage * kHugePage);
+            const std::uintptr_t piece_end = next > from ? next : to;
+            const auto start = std::chrono::steady_clock::now();
+            if (madvise(reinterpret_cast<void*>(from), piece_end - from, MADV_POPULATE_WRITE) != 0)
+                return;  // not on this kernel: the pages fault in on first touch, as they would anyway
+            const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+            const bool whole_huge_page = (from + kHugePage - 1) / kHugePage * kHugePage + kHugePage <= piece_end;
+            if (whole_huge_page && static_cast<double>(piece_end - from) < kSlowBytesPerSecond * seconds.count())
+                slow.store(true);
+            from = piece_end;
+        }
+    };
+    const auto middle = std::max(begin, (begin + (end - begin) / 2) / kHugePage * kHugePage);
+    std::thread second([&] { fill(middle, end); });
+    fill(begin, middle);
+    second.join();
+    return !slow.load();
+}
 
 // Asks for transparent huge pages (2 MB on x86-64) over [begin, end) of the block at data: in place of
 // 4 KB pages, the TLB needs one entry for 512 pages and the prefetchers are not stopped at every 4 KB
@@ -74,18 +158,21 @@ namespace {
 // with the rest (a step appended to an advised piece would stay apart, its 2 MB across the seam in
 // 4 KB pages: hence the 64 MB steps of reuse_freed_memory()). Elsewhere (a sanitizer's allocator,
 // a program that did not call reuse_freed_memory()) the block's own whole pages only.
-void advise_huge_pages(void* data, std::uintptr_t begin, std::uintptr_t end, std::uintptr_t page) {
+//
+// Without huge pages (HugePages), the same ranges are advised MADV_NOHUGEPAGE: 4 KB pages even where
+// the system gives huge pages unasked, and none for the blocks to come, earlier advice undone.
+void advise_pages(void* data, std::uintptr_t begin, std::uintptr_t end, std::uintptr_t page, int advice) {
 #ifdef __GLIBC__
     const auto block = reinterpret_cast<std::uintptr_t>(data);
     const auto top = reinterpret_cast<std::uintptr_t>(sbrk(0));
     const auto first = block / page * page;
     if (heap_grows_in_big_steps.load() && block >= reinterpret_cast<std::uintptr_t>(&::end) && end <= top &&
         first + page < top) {
-        madvise(reinterpret_cast<void*>(first), top - page - first, MADV_HUGEPAGE);
+        madvise(reinterpret_cast<void*>(first), top - page - first, advice);
         return;
     }
 #endif
-    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    madvise(reinterpret_cast<void*>(begin), end - begin, advice);
 }
 
 }  // namespace
@@ -97,11 +184,28 @@ void prefault(void* data, std::size_t bytes) {
     const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
     const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
     if (end <= begin) return;
-    advise_huge_pages(data, begin, end, page);
-    const auto middle = begin + (end - begin) / 2 / page * page;
-    std::thread second([=] { madvise(reinterpret_cast<void*>(middle), end - middle, MADV_POPULATE_WRITE); });
-    madvise(reinterpret_cast<void*>(begin), middle - begin, MADV_POPULATE_WRITE);
-    second.join();
+    const std::lock_guard<std::mutex> lock(huge_pages_mutex);  // one block at a time: the choice is the process's
+    if (!huge_pages_now()) {
+        advise_pages(data, begin, end, page, MADV_NOHUGEPAGE);
+        populate(begin, end, page);
+        return;
+    }
+    advise_pages(data, begin, end, page, MADV_HUGEPAGE);
+    if (*huge_pages_mode == HugePages::on) {
+        populate(begin, end, page);
+        return;
+    }
+    if (populate_watched(begin, end)) return;
+    // 2 MB pages came in slowly: 4 KB pages for the rest of this block and every block after it (the
+    // pages already in stay as they are; populating them again only walks their page tables).
+    huge_pages_slow = true;
+    advise_pages(data, begin, end, page, MADV_NOHUGEPAGE);
+    populate(begin, end, page);
+}
+
+bool huge_pages_in_use() {
+    const std::lock_guard<std::mutex> lock(huge_pages_mutex);
+    return huge_pages_now();
 }
 
 }  // namespace llmfs
@@ -111,6 +215,8 @@ void prefault(void* data, std::size_t bytes) {
 namespace llmfs {
 
 void prefault(void*, std::size_t) {}
+
+bool huge_pages_in_use() { return false; }
 
 }  // namespace llmfs
 

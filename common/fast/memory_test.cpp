@@ -1,12 +1,16 @@
 // prefault() changes no values, and on Linux with glibc (after reuse_freed_memory(), as in every
 // program) advises huge pages over the whole of each heap block, the 2 MB it shares with the blocks
 // beside it included: the layout of a model's weights, big blocks with small ones between.
+// LLMFS_HUGE_PAGES and set_huge_pages() choose between 2 MB and 4 KB pages, and the automatic
+// choice is the one huge_pages_in_use() reports.
 #include <catch2/catch.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +22,7 @@
 
 #include "llmfs/fast/memory.hpp"
 
+using llmfs::HugePages;
 using llmfs::prefault;
 
 namespace {
@@ -27,7 +32,8 @@ namespace {
 struct Mapping {
     std::uintptr_t start = 0, end = 0;
     std::string name;
-    bool huge_pages_advised = false;  // VmFlags has "hg" (MADV_HUGEPAGE)
+    bool huge_pages_advised = false;     // VmFlags has "hg" (MADV_HUGEPAGE)
+    bool no_huge_pages_advised = false;  // VmFlags has "nh" (MADV_NOHUGEPAGE)
 };
 
 std::vector<Mapping> mappings() {
@@ -35,7 +41,10 @@ std::vector<Mapping> mappings() {
     std::vector<Mapping> out;
     for (std::string line; std::getline(smaps, line);) {
         if (line.rfind("VmFlags:", 0) == 0) {
-            if (!out.empty()) out.back().huge_pages_advised = (line + " ").find(" hg ") != std::string::npos;
+            if (!out.empty()) {
+                out.back().huge_pages_advised = (line + " ").find(" hg ") != std::string::npos;
+                out.back().no_huge_pages_advised = (line + " ").find(" nh ") != std::string::npos;
+            }
             continue;
         }
         std::istringstream fields(line);
@@ -63,6 +72,40 @@ bool huge_page_advice_shows() {
     munmap(p, kBytes);
     return shows;
 }
+
+// The advice over every page of [data, data + bytes): +1 all MADV_HUGEPAGE, -1 all MADV_NOHUGEPAGE,
+// 0 mixed or neither.
+int advice_over(const void* data, std::size_t bytes) {
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto first = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
+    const auto last = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
+    bool all_huge = true, all_small = true;
+    for (const Mapping& m : mappings())
+        if (m.start < last && first < m.end) {
+            all_huge = all_huge && m.huge_pages_advised;
+            all_small = all_small && m.no_huge_pages_advised;
+        }
+    return all_huge ? 1 : all_small ? -1 : 0;
+}
+
+// Sets LLMFS_HUGE_PAGES (unsets it for nullptr) for one scope, then puts it back.
+class HugePagesEnvironment {
+public:
+    explicit HugePagesEnvironment(const char* value) {
+        if (const char* old = std::getenv("LLMFS_HUGE_PAGES")) saved_ = old;
+        if (value) setenv("LLMFS_HUGE_PAGES", value, 1);
+        else unsetenv("LLMFS_HUGE_PAGES");
+    }
+    ~HugePagesEnvironment() {
+        if (saved_) setenv("LLMFS_HUGE_PAGES", saved_->c_str(), 1);
+        else unsetenv("LLMFS_HUGE_PAGES");
+    }
+    HugePagesEnvironment(const HugePagesEnvironment&) = delete;
+    HugePagesEnvironment& operator=(const HugePagesEnvironment&) = delete;
+
+private:
+    std::optional<std::string> saved_;
+};
 #endif
 
 }  // namespace
@@ -87,6 +130,7 @@ TEST_CASE("heap blocks are advised huge pages whole, the 2 MB across their seams
         return;
     }
     llmfs::reuse_freed_memory();
+    llmfs::set_huge_pages(HugePages::on);  // the layout of the advice, whatever an automatic choice would be here
     // One layer of the 124M model: Q, K, V and out_proj (768 x 768), fc1 and fc2 (3072 x 768), each
     // followed by a small block (a bias), allocated and prefaulted in that order.
     std::vector<std::unique_ptr<float[]>> blocks, small;
@@ -122,3 +166,47 @@ TEST_CASE("heap blocks are advised huge pages whole, the 2 MB across their seams
     WARN("huge pages are advised on Linux with glibc only");
 #endif
 }
+
+#ifdef __linux__
+TEST_CASE("LLMFS_HUGE_PAGES is auto, on or off, and anything else is refused") {
+    {
+        HugePagesEnvironment env(nullptr);
+        CHECK(llmfs::huge_pages_from_environment() == HugePages::automatic);
+    }
+    for (const auto& [text, mode] : {std::pair<const char*, HugePages>{"", HugePages::automatic},
+                                     {"auto", HugePages::automatic}, {"on", HugePages::on}, {"off", HugePages::off}}) {
+        HugePagesEnvironment env(text);
+        INFO("LLMFS_HUGE_PAGES=\"" << text << "\"");
+        CHECK(llmfs::huge_pages_from_environment() == mode);
+    }
+    for (const char* bad : {"1", "0", "ON", "yes", " on", "always"}) {
+        HugePagesEnvironment env(bad);
+        INFO("LLMFS_HUGE_PAGES=\"" << bad << "\"");
+        CHECK_THROWS_WITH(llmfs::huge_pages_from_environment(),
+                          Catch::Contains("LLMFS_HUGE_PAGES") && Catch::Contains("auto, on or off"));
+    }
+}
+
+TEST_CASE("on and off advise 2 MB or 4 KB pages over the block, and automatic what huge_pages_in_use() reports") {
+    if (!huge_page_advice_shows()) {
+        WARN("huge-page advice does not show in /proc/self/smaps here (no transparent huge pages, or qemu-user)");
+        return;
+    }
+    constexpr std::size_t kFloats = std::size_t{24} << 20;  // 96 MB: several pieces of the automatic watch
+    for (const HugePages mode : {HugePages::off, HugePages::on, HugePages::automatic}) {
+        llmfs::set_huge_pages(mode);
+        std::vector<float> block(kFloats + 7);
+        const float* data = block.data() + 7;
+        prefault(block.data() + 7, kFloats * sizeof(float));
+        INFO("mode " << static_cast<int>(mode));
+        if (mode == HugePages::on) CHECK(llmfs::huge_pages_in_use());
+        if (mode == HugePages::off) CHECK_FALSE(llmfs::huge_pages_in_use());
+        // (automatic may have found 2 MB pages slow to come in here: then the block says so too)
+        CHECK(advice_over(data, kFloats * sizeof(float)) == (llmfs::huge_pages_in_use() ? 1 : -1));
+        bool zero = true;
+        for (std::size_t i = 0; i < kFloats; i += 4096) zero = zero && data[i] == 0.0f;
+        CHECK(zero);
+    }
+    llmfs::set_huge_pages(llmfs::huge_pages_from_environment());
+}
+#endif
