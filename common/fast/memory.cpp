@@ -42,7 +42,7 @@ HugePages huge_pages_from_environment() {
     if (text == "on") return HugePages::on;
     if (text == "off") return HugePages::off;
     throw std::invalid_argument("LLMFS_HUGE_PAGES=\"" + text +
-                                "\": expected auto, on or off (unset it to let the first large block decide)");
+                                "\": expected auto, on or off (unset it for auto: 2 MB pages while they fault in fast)");
 }
 
 void set_huge_pages(HugePages mode) {
