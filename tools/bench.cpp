@@ -566,7 +566,8 @@ int main(int argc, char** argv) {
     return run_tool(app, argc, argv, [&] {
         // The weights in 2 MB pages unless LLMFS_HUGE_PAGES says otherwise: the benchmark measures the
         // decode, which streams faster from them, where programs weigh it against their start (memory.hpp).
-        set_huge_pages(std::getenv("LLMFS_HUGE_PAGES") ? huge_pages_from_environment() : HugePages::on);
+        const char* const asked = std::getenv("LLMFS_HUGE_PAGES");
+        set_huge_pages(asked && *asked ? huge_pages_from_environment() : HugePages::on);
         if (*var_cmd) return variants(var_opt);
         if (*mha_cmd) return mha(mha_opt);
         if (*gen_cmd) return generate(gen_opt);

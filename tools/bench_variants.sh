@@ -25,7 +25,7 @@ bench=build/bin/llmfs-bench
 [ -x "$bench" ] || { echo "bench_variants.sh: $bench not found: build first (README, \"Two commands\")" >&2; exit 1; }
 runs=$(mktemp)
 trap 'rm -f "$runs"' EXIT
-rss() { sed -n 's/^peak_kb //p' "$1"; }  # /usr/bin/time's line, last on its stderr
+rss() { sed -n 's/^peak_kb //p' "$1"; }  # the line /usr/bin/time -o writes
 for round in $(seq "$rounds"); do
   echo "== round $round ($(date -u +%H:%M:%S))"
   for pair in mha:ch04_kv_mha gqa:ch04_gqa mla:ch04_mla swa:ch04_swa ffn:ch04_kv_ffn moe:ch04_moe generate:generate; do
@@ -33,13 +33,12 @@ for round in $(seq "$rounds"); do
     err=$(mktemp)
     if [ "$variant" = generate ]; then
       torch=$(/usr/bin/time -f "peak_kb %M" -o "$err" /usr/bin/python3 tools/bench_pytorch.py generate --tokens 200 --kv-cache)
-      torch_rate=$(sed -n 's/.*decode \([0-9.]*\) tokens\/s.*/\1/p' <<<"$torch" | head -1)
       llmfs=$("$bench" generate --tokens 200 --kv-cache --json)
     else
       torch=$(/usr/bin/time -f "peak_kb %M" -o "$err" /usr/bin/python3 tools/bench_pytorch.py variant --book "$book" "$program")
-      torch_rate=$(sed -n 's/.*decode \([0-9.]*\) tokens\/s.*/\1/p' <<<"$torch")
       llmfs=$("$bench" variants --variant "$variant" --json)
     fi
+    torch_rate=$(sed -n 's/.*decode \([0-9.]*\) tokens\/s.*/\1/p' <<<"$torch" | head -1)
     echo "-- $program: PyTorch $torch_rate tokens/s, peak $(rss "$err") KB"
     /usr/bin/python3 - "$program" "$torch_rate" "$(rss "$err")" "$llmfs" >>"$runs" <<'EOF'
 import json, sys

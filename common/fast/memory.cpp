@@ -107,12 +107,20 @@ bool huge_pages_now() {
     return true;
 }
 
-// Faults in [begin, end) with MADV_POPULATE_WRITE (from 2 threads), whatever pages it was advised.
-void populate(std::uintptr_t begin, std::uintptr_t end, std::uintptr_t page) {
-    const auto middle = begin + (end - begin) / 2 / page * page;
-    std::thread second([=] { madvise(reinterpret_cast<void*>(middle), end - middle, MADV_POPULATE_WRITE); });
-    madvise(reinterpret_cast<void*>(begin), middle - begin, MADV_POPULATE_WRITE);
+// Runs fill(begin, middle) on this thread and fill(middle, end) on a second one: page faults are
+// the kernel's work, and two threads zero pages about twice as fast as one.
+template <class Fill>
+void on_two_threads(std::uintptr_t begin, std::uintptr_t middle, std::uintptr_t end, const Fill& fill) {
+    std::thread second([&] { fill(middle, end); });
+    fill(begin, middle);
     second.join();
+}
+
+// Faults in [begin, end) with MADV_POPULATE_WRITE, whatever pages it was advised.
+void populate(std::uintptr_t begin, std::uintptr_t end, std::uintptr_t page) {
+    on_two_threads(begin, begin + (end - begin) / 2 / page * page, end, [](std::uintptr_t from, std::uintptr_t to) {
+        madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+    });
 }
 
 // The same, in pieces that end on 2 MB boundaries (so a 2 MB page is never cut), each timed: false
@@ -133,10 +141,7 @@ bool populate_watched(std::uintptr_t begin, std::uintptr_t end) {
             from = piece_end;
         }
     };
-    const auto middle = std::max(begin, (begin + (end - begin) / 2) / kHugePage * kHugePage);
-    std::thread second([&] { fill(middle, end); });
-    fill(begin, middle);
-    second.join();
+    on_two_threads(begin, std::max(begin, (begin + (end - begin) / 2) / kHugePage * kHugePage), end, fill);
     return !slow.load();
 }
 
