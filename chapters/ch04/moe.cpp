@@ -24,7 +24,10 @@ int main(int argc, char** argv) {
         if (*args.get_int("num_experts") > 0) {
             cfg.feed_forward = FeedForwardKind::moe;
             cfg.num_experts = script_size(args, "num_experts");
-            cfg.num_experts_per_tok = script_size(args, "num_experts_per_tok");
+            // torch.topk(scores, k) refuses a k below 0 as it refuses one above num_experts, at the
+            // first forward: "selected index k out of range"
+            const std::int64_t k = *args.get_int("num_experts_per_tok");
+            cfg.num_experts_per_tok = k < 0 ? cfg.num_experts + 1 : static_cast<std::size_t>(k);
         }
         return cfg;
     };

@@ -1,5 +1,6 @@
 #include "llmfs/app/script.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <filesystem>
@@ -88,7 +89,8 @@ VariantConfig script_base_config(const ArgumentParser& args) {
     VariantConfig cfg;
     cfg.emb_dim = script_size(args, "emb_dim");
     cfg.n_heads = script_size(args, "n_heads");
-    cfg.n_layers = script_size(args, "n_layers");
+    // nn.Sequential(*[TransformerBlock(cfg) for _ in range(cfg["n_layers"])]): below 0, no blocks
+    cfg.n_layers = static_cast<std::size_t>(std::max<std::int64_t>(0, *args.get_int("n_layers")));
     cfg.hidden_dim = 4 * cfg.emb_dim;
     return cfg;
 }

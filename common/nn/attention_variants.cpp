@@ -132,7 +132,7 @@ Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
 
     std::vector<float> ctx;
     if (use_cache) {
-        const std::size_t old_len = cache_k.size() / C;
+        const std::size_t old_len = cached;
         append(cache_k, keys_new);  // combined_k = torch.cat([old_cache_k, keys_new], dim=1)
         append(cache_v, values_new);
         const std::size_t combined = old_len + T;
@@ -153,6 +153,9 @@ Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
             const std::size_t drop = (combined - cache_keep) * C;
             cache_k.erase(cache_k.begin(), cache_k.begin() + static_cast<std::ptrdiff_t>(drop));
             cache_v.erase(cache_v.begin(), cache_v.begin() + static_cast<std::ptrdiff_t>(drop));
+            cached = cache_keep;
+        } else {
+            cached = combined;
         }
     } else {
         ctx = attend(queries.data(), keys_new.data(), values_new.data(), T, T, num_heads, num_heads, head_dim, 0, 0,
@@ -165,6 +168,7 @@ Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
 void MultiHeadAttentionKV::reset_cache() {
     cache_k.clear();
     cache_v.clear();
+    cached = 0;
     ptr_current_pos = 0;
 }
 
@@ -189,9 +193,10 @@ Array<2> GroupedQueryAttention::forward(const Array<2>& x, bool use_cache) {
     auto [queries, keys, values] = project_each<3>(x.data(), T, {&W_query, &W_key, &W_value});
     std::vector<float> ctx;
     if (use_cache) {
-        const std::size_t old_len = cache_k.size() / (G * head_dim);
+        const std::size_t old_len = cached;
         append(cache_k, keys);  // self.cache_k = torch.cat([self.cache_k, keys], dim=2)
         append(cache_v, values);
+        cached = old_len + T;
         // q_positions = arange(ptr, ptr + T), k_positions = arange(T_k): the cache starts at position 0
         ctx = attend(queries.data(), cache_k.data(), cache_v.data(), T, old_len + T, num_heads, G, head_dim,
                      ptr_current_pos, 0, std::nullopt);
@@ -206,6 +211,7 @@ Array<2> GroupedQueryAttention::forward(const Array<2>& x, bool use_cache) {
 void GroupedQueryAttention::reset_cache() {
     cache_k.clear();
     cache_v.clear();
+    cached = 0;
     ptr_current_pos = 0;
 }
 

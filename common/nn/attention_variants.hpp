@@ -71,6 +71,7 @@ public:
 
 private:
     std::vector<float> cache_k, cache_v;  // [T_cached, C]: self.cache_k, self.cache_v (token-major)
+    std::size_t cached = 0;               // T_cached (not cache_k.size() / C: C may be 0, --emb_dim 0)
     std::int64_t ptr_current_pos = 0;     // absolute position of the next token
 };
 
@@ -95,6 +96,7 @@ public:
 
 private:
     std::vector<float> cache_k, cache_v;  // [T_cached, G * hs]
+    std::size_t cached = 0;               // T_cached (G * hs may be 0)
     std::int64_t ptr_current_pos = 0;
 };
 

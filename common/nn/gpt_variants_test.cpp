@@ -120,6 +120,29 @@ TEST_CASE("generation: the KV cache gives the tokens of the uncached forward, ev
     }
 }
 
+TEST_CASE("generation: --emb_dim 0 gives token 0 every step, with and without the cache, every variant") {
+    // Every activation is [T, 0]; the logits are out_head's empty sums, all 0, and argmax picks the
+    // first (PyTorch prints the same: the scripts' goldens with --emb_dim 0). Here for the sanitizers.
+    auto zero_width = [](AttentionKind attention, FeedForwardKind ff) {
+        VariantConfig cfg = tiny(attention, ff);
+        cfg.emb_dim = 0;
+        if (ff == FeedForwardKind::gelu) cfg.hidden_dim = 0;
+        return cfg;
+    };
+    const std::vector<std::int64_t> expected = {3, 14, 15, 92, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (const auto& [attention, ff] : {std::pair{AttentionKind::mha, FeedForwardKind::gelu}, {AttentionKind::gqa, FeedForwardKind::gelu},
+                                        {AttentionKind::mla, FeedForwardKind::gelu}, {AttentionKind::swa, FeedForwardKind::gelu},
+                                        {AttentionKind::mha, FeedForwardKind::swiglu}, {AttentionKind::mha, FeedForwardKind::moe}}) {
+        INFO("attention " << static_cast<int>(attention) << ", feed-forward " << static_cast<int>(ff));
+        const VariantConfig cfg = zero_width(attention, ff);
+        std::size_t cache_bytes = 1;
+        CHECK(generate(cfg, true, &cache_bytes) == expected);
+        // K and V are [T, 0]; MLA's latent is sized by --latent_dim, not --emb_dim (every position cached)
+        CHECK(cache_bytes == (attention == AttentionKind::mla ? cfg.n_layers * cfg.context_length * cfg.latent_dim * sizeof(float) : 0));
+        CHECK(generate(cfg, false) == expected);
+    }
+}
+
 TEST_CASE("MLA's absorbed decode step: the script's keys and values within rounding, with and without biases") {
     const std::size_t C = 48, NH = 4;
     for (const bool bias : {false, true}) {

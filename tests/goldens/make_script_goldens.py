@@ -146,6 +146,22 @@ run("ch04_kv_ffn", *S, "--max_new_tokens", "0", "--no_kv_cache")
 err("ch04_kv_ffn", *S, "--max_new_tokens", "-1")
 run("ch04_moe", *S, "--max_new_tokens", "0", "--num_experts", "3", "--hidden_dim", "32")
 
+# ---- zero widths and negative layer counts: Python builds and runs these --------------------
+# --emb_dim 0: every activation is [T, 0], the logits out_head's zeros, so token 0 ("!") each step.
+for p in ("ch04_kv_mha", "ch04_gqa", "ch04_mla", "ch04_swa", "ch04_kv_ffn", "ch04_moe"):
+    run(p, "--emb_dim", "0", "--n_layers", "2", "--max_new_tokens", "5")
+run("ch04_kv_ffn", "--emb_dim", "0", "--n_layers", "2", "--max_new_tokens", "5", "--no_kv_cache")
+run("ch04_moe", "--emb_dim", "0", "--n_layers", "2", "--max_new_tokens", "5", "--num_experts", "4", "--num_experts_per_tok", "2")
+run("ch04_gqa", "--emb_dim", "0", "--n_layers", "2", "--max_new_tokens", "5", "--n_kv_groups", "3")
+run("ch04_mla", "--emb_dim", "0", "--n_layers", "2", "--max_new_tokens", "5", "--latent_dim", "0")
+run("ch04_swa", "--emb_dim", "0", "--n_layers", "3", "--max_new_tokens", "8", "--sliding_window_size", "2",
+    "--sliding_window_stride", "1")
+# range(n_layers) below 0 is empty: no blocks, as --n_layers 0
+run("ch04_kv_mha", *S[:4], "--n_layers", "-1", "--max_new_tokens", "5")
+run("ch04_swa", *S[:4], "--n_layers", "-3", "--max_new_tokens", "5", "--sliding_window_size", "2")
+# torch.topk(scores, -1): refused at the first forward, after the IN block
+err("ch04_moe", *M, "--max_new_tokens", "5", "--num_experts", "4", "--num_experts_per_tok", "-1", "--hidden_dim", "64")
+
 # ---- argparse: --help and bad input, per GPT script ---------------------------------------
 GPT = ["ch04_kv_mha", "ch04_gqa", "ch04_mla", "ch04_swa", "ch04_kv_ffn", "ch04_moe"]
 for p in GPT:  # --help and -h: below, under the program's own name (argparse wraps by it)
