@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <xtensor/xview.hpp>
+
 #include "llmfs/fast/kernels.hpp"
 #include "llmfs/nn/memory_estimate.hpp"
 #include "llmfs/torch/vecmath.hpp"
@@ -108,7 +110,7 @@ Array<2> MoEFeedForward::forward(const Array<2>& x) const {
                 }
         if (rows.empty()) continue;
         Array<2> expert_input = Array<2>::from_shape({rows.size(), emb_dim});  // x_flat.index_select(0, selected_idx)
-        for (std::size_t r = 0; r < rows.size(); ++r) std::copy_n(&x(rows[r], 0), emb_dim, &expert_input(r, 0));
+        for (std::size_t r = 0; r < rows.size(); ++r) xt::row(expert_input, r) = xt::row(x, rows[r]);
         const Array<2> expert_out = swiglu(fc1[e], fc2[e], fc3[e], expert_input);  // [R, C]
         // out_flat.index_add_(0, selected_idx, expert_out * selected_probs.unsqueeze(-1))
         for (std::size_t r = 0; r < rows.size(); ++r)
@@ -189,8 +191,9 @@ Array<2> VariantGPTModel::forward(const std::vector<std::int64_t>& in_idx, bool 
     for (std::size_t t = 0; t < T; ++t) {
         if (in_idx[t] < 0 || static_cast<std::size_t>(in_idx[t]) >= cfg.vocab_size)
             throw std::out_of_range("token id " + std::to_string(in_idx[t]) + " outside the vocabulary");
-        const float* tok = &tok_emb.weight.data(static_cast<std::size_t>(in_idx[t]), 0);
-        const float* pos = &pos_emb.weight.data(static_cast<std::size_t>(first) + t, 0);
+        // rows of the tables (as pointers, not &w(i, 0): a row of --emb_dim 0 has no first element)
+        const float* tok = tok_emb.weight.data.data() + static_cast<std::size_t>(in_idx[t]) * C;
+        const float* pos = pos_emb.weight.data.data() + (static_cast<std::size_t>(first) + t) * C;
         for (std::size_t c = 0; c < C; ++c) x(t, c) = tok[c] + pos[c];
     }
     if (use_cache) current_pos += static_cast<std::int64_t>(T);
