@@ -5,12 +5,16 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <new>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xview.hpp>
 
+#include "llmfs/fast/memory.hpp"
 #include "llmfs/nn/memory_estimate.hpp"
 
 namespace llmfs {
@@ -59,6 +63,11 @@ int run_script(int argc, char** argv, const std::string& description,
         std::cout.flush();
         std::cerr << e.what() << "\n";
         return 1;
+    } catch (const std::bad_alloc&) {
+        std::cout.flush();
+        std::cerr << parser.prog() << ": error: out of memory: the sizes asked for need more memory than this machine "
+                                      "could give (std::bad_alloc); choose smaller ones\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cout.flush();
         std::cerr << parser.prog() << ": error: " << e.what() << "\n";
@@ -95,6 +104,22 @@ VariantConfig script_base_config(const ArgumentParser& args) {
     return cfg;
 }
 
+namespace {
+
+// A command line asking for a model larger than the machine's memory (--n_layers 10000000000, say)
+// stops before the first allocation, with the sizes, rather than after minutes of swapping or in the
+// kernel's out-of-memory kill. The scripts themselves fail in an allocation, or are killed.
+void check_fits_in_memory(double model_bytes) {
+    const std::optional<double> memory = physical_memory_bytes();
+    if (!memory || model_bytes <= *memory) return;
+    throw std::runtime_error(fmt::format("the model would take {:.4g} GB (float32 weights and the KV cache at the full context), "
+                                         "more than this machine's {:.1f} GB of memory: choose smaller sizes "
+                                         "(--emb_dim, --n_layers, --max_new_tokens, --hidden_dim, ...)",
+                                         model_bytes / 1e9, *memory / 1e9));
+}
+
+}  // namespace
+
 int run_gpt_script(int argc, char** argv, const GptScript& script) {
     return run_script(argc, argv, script.description, script.add_arguments, [&](const ArgumentParser& args) {
         Notebook nb;
@@ -105,6 +130,7 @@ int run_gpt_script(int argc, char** argv, const GptScript& script) {
         VariantConfig cfg = script.config(args);
         cfg.context_length = max_new_tokens + static_cast<std::int64_t>(encoded.size());
 
+        check_fits_in_memory(variant_model_bytes(cfg));
         Generator gen;
         gen.manual_seed(123);  // torch.manual_seed(123); model = GPTModel(cfg); model.eval()
         VariantGPTModel model(gen, cfg);

@@ -9,6 +9,9 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#if __has_include(<unistd.h>)
+#include <unistd.h>  // sysconf
+#endif
 
 #if defined(__linux__) && defined(__GLIBC__)
 #include <atomic>
@@ -48,6 +51,14 @@ HugePages huge_pages_from_environment() {
 void set_huge_pages(HugePages mode) {
     const std::lock_guard<std::mutex> lock(huge_pages_mutex);
     huge_pages_mode = mode;
+}
+
+std::optional<double> physical_memory_bytes() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) return static_cast<double>(pages) * static_cast<double>(page);
+#endif
+    return std::nullopt;
 }
 
 void reuse_freed_memory() {

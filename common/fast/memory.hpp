@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 namespace llmfs {
 
@@ -47,5 +48,9 @@ void set_huge_pages(HugePages mode);
 // Whether prefault() now asks for 2 MB pages: always with on, never with off, and with automatic
 // until they came in slowly. For reports (llmfs-bench). False outside Linux, where prefault() does nothing.
 bool huge_pages_in_use();
+
+// The machine's physical memory in bytes (sysconf: Linux, macOS), or nothing where it cannot be
+// asked. For refusing a model that could never fit before a single byte of it is allocated.
+std::optional<double> physical_memory_bytes();
 
 }  // namespace llmfs

@@ -210,3 +210,12 @@ TEST_CASE("on and off advise 2 MB or 4 KB pages over the block, and automatic wh
     llmfs::set_huge_pages(llmfs::huge_pages_from_environment());
 }
 #endif
+
+TEST_CASE("physical_memory_bytes: the machine's memory, where sysconf says it") {
+    const std::optional<double> bytes = llmfs::physical_memory_bytes();
+#if defined(__linux__) || defined(__APPLE__)
+    REQUIRE(bytes.has_value());
+    CHECK(*bytes >= 64e6);  // no machine that runs the suite has less than 64 MB
+#endif
+    if (bytes) CHECK(*bytes < 1e16);
+}

@@ -68,6 +68,12 @@ MoEFeedForward::MoEFeedForward(Generator& gen, std::size_t emb_dim_, std::size_t
     for (std::size_t e = 0; e < num_experts; ++e) fc3.emplace_back(gen, hidden_dim, emb_dim, false);
 }
 
+std::size_t MoEFeedForward::num_parameters() const {
+    std::size_t n = gate.num_parameters();
+    for (std::size_t e = 0; e < fc1.size(); ++e) n += fc1[e].num_parameters() + fc2[e].num_parameters() + fc3[e].num_parameters();
+    return n;
+}
+
 std::size_t MoEFeedForward::active_parameters() const {
     const std::size_t per_expert = fc1.empty() ? 0 : fc1[0].num_parameters() + fc2[0].num_parameters() + fc3[0].num_parameters();
     return gate.num_parameters() + std::min(num_experts_per_tok, num_experts) * per_expert;
@@ -226,6 +232,36 @@ std::size_t VariantGPTModel::kv_cache_bytes() const {
     std::size_t bytes = 0;
     for (const auto& block : trf_blocks) bytes += block.att->cache_bytes();
     return bytes;
+}
+
+std::size_t VariantGPTModel::num_parameters() const {
+    std::size_t n = tok_emb.weight.data.size() + pos_emb.weight.data.size() + 2 * cfg.emb_dim + out_head.num_parameters();
+    for (const auto& block : trf_blocks) n += block.att->num_parameters() + block.ff->num_parameters() + 4 * cfg.emb_dim;
+    return n;
+}
+
+double variant_model_bytes(const VariantConfig& cfg) {
+    const double V = static_cast<double>(cfg.vocab_size), C = static_cast<double>(cfg.emb_dim);
+    const double T = static_cast<double>(std::max<std::int64_t>(0, cfg.context_length)), H = static_cast<double>(cfg.hidden_dim);
+    const double hs = cfg.n_heads ? static_cast<double>(cfg.emb_dim / cfg.n_heads) : 0.0;
+    const double G = static_cast<double>(cfg.n_kv_groups), L = static_cast<double>(cfg.latent_dim);
+    const double E = static_cast<double>(cfg.num_experts);
+    double attention = 0, cache = 0;  // per layer: parameters, and cached floats at T tokens
+    switch (cfg.attention) {
+        case AttentionKind::mha:
+        case AttentionKind::swa: attention = 4 * C * C + C, cache = 2 * T * C; break;  // Q, K, V, out_proj + bias
+        case AttentionKind::gqa: attention = 2 * C * G * hs + 2 * C * C, cache = 2 * T * G * hs; break;
+        case AttentionKind::mla: attention = 2 * C * C + C + 3 * C * L, cache = T * L; break;  // W_DKV, W_UK, W_UV
+    }
+    double feed_forward = 0;
+    switch (cfg.feed_forward) {
+        case FeedForwardKind::gelu: feed_forward = 2 * C * H + H + C; break;
+        case FeedForwardKind::swiglu: feed_forward = 3 * C * H; break;
+        case FeedForwardKind::moe: feed_forward = C * E + E * 3 * C * H; break;  // gate, experts
+    }
+    const double layer = attention + feed_forward + 4 * C + cache;  // + norm1, norm2
+    const double parameters = V * C + T * C + static_cast<double>(cfg.n_layers) * layer + 2 * C + C * V;
+    return parameters * sizeof(float);
 }
 
 std::size_t VariantGPTModel::parameters_per_token() const {

@@ -36,6 +36,7 @@ class FeedForwardLayer {
 public:
     virtual ~FeedForwardLayer() = default;
     virtual Array<2> forward(const Array<2>& x) const = 0;
+    virtual std::size_t num_parameters() const = 0;
     // Parameters one token's forward reads: all of them, or for a mixture of experts the router
     // and the top-k experts' (what memory_estimator_moe.py calls "MoE ACTIVE/Token").
     virtual std::size_t active_parameters() const = 0;
@@ -47,7 +48,8 @@ public:
     Linear fc1, fc2;  // C -> H, H -> C
     GeluFeedForward(Generator& gen, std::size_t emb_dim, std::size_t hidden_dim);
     Array<2> forward(const Array<2>& x) const override;
-    std::size_t active_parameters() const override { return fc1.num_parameters() + fc2.num_parameters(); }
+    std::size_t num_parameters() const override { return fc1.num_parameters() + fc2.num_parameters(); }
+    std::size_t active_parameters() const override { return num_parameters(); }
 };
 
 // gpt_with_kv_ffn.py's FeedForward (SwiGLU): fc3(silu(fc1(x)) * fc2(x)), no biases
@@ -56,9 +58,8 @@ public:
     Linear fc1, fc2, fc3;  // C -> H, C -> H, H -> C
     SwiGLUFeedForward(Generator& gen, std::size_t emb_dim, std::size_t hidden_dim);
     Array<2> forward(const Array<2>& x) const override;
-    std::size_t active_parameters() const override {
-        return fc1.num_parameters() + fc2.num_parameters() + fc3.num_parameters();
-    }
+    std::size_t num_parameters() const override { return fc1.num_parameters() + fc2.num_parameters() + fc3.num_parameters(); }
+    std::size_t active_parameters() const override { return num_parameters(); }
 };
 
 // MoEFeedForward: a router (gate) scores E experts per token; the top k run (SwiGLU each) and their
@@ -71,6 +72,7 @@ public:
     MoEFeedForward(Generator& gen, std::size_t emb_dim, std::size_t hidden_dim, std::size_t num_experts,
                    std::size_t num_experts_per_tok);
     Array<2> forward(const Array<2>& x) const override;
+    std::size_t num_parameters() const override;
     std::size_t active_parameters() const override;
 };
 
@@ -95,6 +97,11 @@ struct VariantConfig {
     std::size_t hidden_dim = 4 * 768;                  // H (GELU FFN: 4C except in the moe script)
     std::size_t num_experts = 0, num_experts_per_tok = 0;
 };
+
+// The bytes VariantGPTModel(cfg) takes: its float32 parameters, and its KV cache filled to the
+// context length. From cfg alone, before anything is allocated, and in floating point, since a
+// command line can ask for more than 2^64 bytes (tested against num_parameters() and the caches).
+double variant_model_bytes(const VariantConfig& cfg);
 
 // Does layer i use the sliding window? gpt_with_kv_swa.py: stride K == 0 none, K < 0 all, else
 // layer i when i % (K + 1) < K (K window layers, then one regular).
@@ -123,6 +130,7 @@ public:
     Array<2> forward(const std::vector<std::int64_t>& in_idx, bool use_cache, bool last_only = false);
     void reset_kv_cache();
     std::size_t kv_cache_bytes() const;  // what every layer's cache holds now
+    std::size_t num_parameters() const;  // every parameter, the embeddings included
     // Parameters one decoding step reads: every block's (a mixture of experts: its active ones),
     // the norms and the output head; of the embeddings only one row each, left out.
     std::size_t parameters_per_token() const;

@@ -224,6 +224,25 @@ TEST_CASE("the caches hold what the memory estimators predict") {
     CHECK(static_cast<std::int64_t>(bytes) == 2 * 5 * per_token + 1 * T * per_token);
 }
 
+TEST_CASE("variant_model_bytes: the parameters and the full cache, counted from the config alone") {
+    for (const auto& [attention, ff] : {std::pair{AttentionKind::mha, FeedForwardKind::gelu}, {AttentionKind::gqa, FeedForwardKind::gelu},
+                                        {AttentionKind::mla, FeedForwardKind::gelu}, {AttentionKind::swa, FeedForwardKind::gelu},
+                                        {AttentionKind::mha, FeedForwardKind::swiglu}, {AttentionKind::mha, FeedForwardKind::moe}}) {
+        INFO("attention " << static_cast<int>(attention) << ", feed-forward " << static_cast<int>(ff));
+        VariantConfig cfg = tiny(attention, ff);
+        cfg.sliding_window_size = 100;  // no shorter than the text: SWA's cache fills as MHA's
+        Generator gen;
+        gen.manual_seed(123);
+        VariantGPTModel model(gen, cfg);
+        generate_variant(model, {3, 14, 15, 92}, cfg.context_length - 4, true);
+        CHECK(variant_model_bytes(cfg) == static_cast<double>(model.num_parameters() * sizeof(float) + model.kv_cache_bytes()));
+    }
+    VariantConfig huge;  // the 124M model with ten billion layers: counted, not built
+    huge.n_layers = 10'000'000'000;
+    huge.context_length = 204;
+    CHECK(variant_model_bytes(huge) > 2.9e17);  // about 30 MB a layer
+}
+
 TEST_CASE("silu_inplace: x / (1 + exp(-x)), SLEEF's exp in blocks of 16 and expf for the tail") {
     auto x = random_floats(37, 4);
     auto y = x;
