@@ -35,6 +35,8 @@ namespace llmfs {
 namespace {
 std::mutex huge_pages_mutex;
 std::optional<HugePages> huge_pages_mode;  // set_huge_pages(), else the environment, read once
+bool huge_pages_slow = false;              // automatic: a piece was slow (with huge_pages_mutex)
+double slow_below = 2e9;                   // bytes/s a thread: slower is slow (set_huge_pages_slow_below)
 }  // namespace
 
 HugePages huge_pages_from_environment() {
@@ -51,6 +53,12 @@ HugePages huge_pages_from_environment() {
 void set_huge_pages(HugePages mode) {
     const std::lock_guard<std::mutex> lock(huge_pages_mutex);
     huge_pages_mode = mode;
+    huge_pages_slow = false;
+}
+
+void set_huge_pages_slow_below(double bytes_per_second) {
+    const std::lock_guard<std::mutex> lock(huge_pages_mutex);
+    slow_below = bytes_per_second;
 }
 
 std::optional<double> physical_memory_bytes() {
@@ -97,15 +105,13 @@ namespace {
 
 constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
 // HugePages::automatic watches 2 MB pages fault in, piece by piece, and gives them up for the rest of
-// the process once a piece of at least one 2 MB page comes in slower than kSlowBytesPerSecond on
+// the process once a piece of at least one 2 MB page comes in slower than slow_below (2 GB/s) on
 // its thread. On the development VM 2 MB pages fault in at 4 to 10 GB/s a thread where the memory
 // was in use a moment before and at 0.2 to 0.4 GB/s where the host had taken it back (memory.hpp);
 // a machine without such a host zeroes memory faster than 2 GB/s. Back to back, the 124M model got
 // its weights 97% in 2 MB pages after a run that had freed such pages, 10 to 60% after runs that
 // had freed fewer; started cold, in 4 KB pages but for the first piece.
 constexpr std::uintptr_t kPieceBytes = std::uintptr_t{16} << 20;
-constexpr double kSlowBytesPerSecond = 2e9;
-bool huge_pages_slow = false;  // automatic: a piece was slow (with huge_pages_mutex)
 
 // Whether prefault() asks for 2 MB pages now (with huge_pages_mutex held).
 bool huge_pages_now() {
@@ -147,7 +153,7 @@ bool populate_watched(std::uintptr_t begin, std::uintptr_t end) {
                 return;  // not on this kernel: the pages fault in on first touch, as they would anyway
             const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
             const bool whole_huge_page = (from + kHugePage - 1) / kHugePage * kHugePage + kHugePage <= piece_end;
-            if (whole_huge_page && static_cast<double>(piece_end - from) < kSlowBytesPerSecond * seconds.count())
+            if (whole_huge_page && static_cast<double>(piece_end - from) < slow_below * seconds.count())
                 slow.store(true);
             from = piece_end;
         }

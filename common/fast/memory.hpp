@@ -42,8 +42,12 @@ enum class HugePages { automatic, on, off };
 HugePages huge_pages_from_environment();
 
 // What prefault() does from now on in this process (by default, huge_pages_from_environment(), read
-// at the first prefault() of a block worth it). Thread-safe.
+// at the first prefault() of a block worth it); automatic starts watching afresh. Thread-safe.
 void set_huge_pages(HugePages mode);
+
+// The rate below which the automatic choice finds 2 MB pages slow to come in: 2 GB/s a thread
+// unless set. For tests, which make every piece slow (or none) to follow both ways. Thread-safe.
+void set_huge_pages_slow_below(double bytes_per_second);
 
 // Whether prefault() now asks for 2 MB pages: always with on, never with off, and with automatic
 // until they came in slowly. For reports (llmfs-bench). False outside Linux, where prefault() does nothing.

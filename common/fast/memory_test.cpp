@@ -73,6 +73,18 @@ bool huge_page_advice_shows() {
     return shows;
 }
 
+// Whether this kernel populates a range on request (MADV_POPULATE_WRITE, Linux 5.14): without it
+// prefault() leaves pages to fault in on first touch, and nothing is timed.
+bool populate_write_works() {
+    constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, for headers older than the kernel
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return false;
+    const bool works = madvise(p, page, kPopulateWrite) == 0;
+    munmap(p, page);
+    return works;
+}
+
 // The advice over every page of [data, data + bytes): +1 all MADV_HUGEPAGE, -1 all MADV_NOHUGEPAGE,
 // 0 mixed or neither.
 int advice_over(const void* data, std::size_t bytes) {
@@ -207,6 +219,38 @@ TEST_CASE("on and off advise 2 MB or 4 KB pages over the block, and automatic wh
         for (std::size_t i = 0; i < kFloats; i += 4096) zero = zero && data[i] == 0.0f;
         CHECK(zero);
     }
+    llmfs::set_huge_pages(llmfs::huge_pages_from_environment());
+}
+
+TEST_CASE("automatic keeps 2 MB pages while they come in fast, and gives them up for the process at a slow piece") {
+    if (!huge_page_advice_shows()) {
+        WARN("huge-page advice does not show in /proc/self/smaps here (no transparent huge pages, or qemu-user)");
+        return;
+    }
+    if (!populate_write_works()) {
+        WARN("this kernel has no MADV_POPULATE_WRITE (before Linux 5.14): pages fault in on first touch, untimed");
+        return;
+    }
+    // A fresh, untouched block, as a new tensor's, outside the heap: its own pages only are advised.
+    // How fast pages come in is the machine's, so the threshold decides: none slow, then all slow.
+    constexpr std::size_t kBytes = std::size_t{96} << 20;
+    for (const bool slow : {false, true}) {
+        INFO((slow ? "every piece slow" : "no piece slow"));
+        llmfs::set_huge_pages(HugePages::automatic);
+        llmfs::set_huge_pages_slow_below(slow ? 1e30 : 0.0);
+        void* block = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        REQUIRE(block != MAP_FAILED);
+        prefault(block, kBytes);
+        CHECK(llmfs::huge_pages_in_use() == !slow);                // the choice, for the rest of the process
+        CHECK(advice_over(block, kBytes) == (slow ? -1 : 1));      // the block advised accordingly
+        std::vector<unsigned char> resident(kBytes / static_cast<std::size_t>(sysconf(_SC_PAGESIZE)));
+        REQUIRE(mincore(block, kBytes, resident.data()) == 0);
+        std::size_t in = 0;
+        for (const unsigned char r : resident) in += r & 1u;
+        CHECK(in == resident.size());                              // and populated whole, either way
+        munmap(block, kBytes);
+    }
+    llmfs::set_huge_pages_slow_below(2e9);
     llmfs::set_huge_pages(llmfs::huge_pages_from_environment());
 }
 #endif
