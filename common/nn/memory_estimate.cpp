@@ -40,15 +40,19 @@ std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
     return a - floor_div(a, b) * b;
 }
 
-// a / b for Python ints: ZeroDivisionError on 0
-double true_div(std::int64_t a, std::int64_t b) {
-    if (b == 0) throw PythonError("ZeroDivisionError: division by zero");
-    return static_cast<double>(a) / static_cast<double>(b);
-}
+double true_div(std::int64_t a, std::int64_t b) { return python_true_divide(a, b); }
 
 // math.ceil(emb_dim / n_heads)
 std::int64_t head_dim_of(std::int64_t emb_dim, std::int64_t n_heads) {
-    return static_cast<std::int64_t>(std::ceil(true_div(emb_dim, n_heads)));
+    const double q = std::ceil(true_div(emb_dim, n_heads));  // |q| <= 2^63: int64's range, or its end
+    if (q >= 9223372036854775808.0) checked(i128{1} << 63, "head_dim");
+    return static_cast<std::int64_t>(q);
+}
+
+int bit_length(unsigned __int128 x) {
+    int n = 0;
+    for (; x != 0; x >>= 1) ++n;
+    return n;
 }
 
 // f"{k:17}: {v}"
@@ -61,6 +65,35 @@ void check_divides(std::int64_t n_heads, std::int64_t n_kv_groups) {
 }
 
 }  // namespace
+
+// Operands of at most 2^53 are exact doubles, so one division rounds once. Above, float(a) / float(b)
+// rounds twice, and `convert_bytes` printed 1,158,938,256.54 GB where Python prints .53 (3 * 261188093
+// * 1479059584 bytes). So the quotient is taken in integers, 55 or 56 bits of it and whether anything
+// was left over, and rounded to 53 bits here.
+double python_true_divide(std::int64_t a, std::int64_t b) {
+    if (b == 0) throw PythonError("ZeroDivisionError: division by zero");
+    using u128 = unsigned __int128;
+    const bool negative = (a < 0) != (b < 0);
+    const u128 A = a < 0 ? static_cast<u128>(-static_cast<i128>(a)) : static_cast<u128>(a);
+    const u128 B = b < 0 ? static_cast<u128>(-static_cast<i128>(b)) : static_cast<u128>(b);
+    constexpr u128 kExact = u128{1} << 53;
+    double q;
+    if (A <= kExact && B <= kExact) {
+        q = static_cast<double>(A) / static_cast<double>(B);
+    } else {
+        // A / B = (A << shift) / B * 2^-shift, the integer quotient of 55 or 56 bits (at most 119 bits shifted)
+        const int shift = 55 + bit_length(B) - bit_length(A);
+        const u128 num = shift >= 0 ? A << shift : A, den = shift >= 0 ? B : B << -shift;
+        u128 quotient = num / den;
+        const bool sticky = num % den != 0;
+        const int extra = bit_length(quotient) - 53;  // 2 or 3 bits below the 53 kept
+        const u128 low = quotient & ((u128{1} << extra) - 1), half = u128{1} << (extra - 1);
+        quotient >>= extra;
+        if (low > half || (low == half && (sticky || (quotient & 1) != 0))) ++quotient;  // nearest, ties to even
+        q = std::ldexp(static_cast<double>(quotient), extra - shift);
+    }
+    return negative ? -q : q;
+}
 
 const std::vector<std::pair<std::string, int>>& dtype_bytes() {
     static const std::vector<std::pair<std::string, int>> table{{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}};
@@ -104,7 +137,7 @@ std::string python_grouped_2f(double x) {
     return group_digits(buf);
 }
 
-std::string convert_bytes(std::int64_t n) { return python_grouped_2f(static_cast<double>(n) / 1e9) + " GB"; }
+std::string convert_bytes(std::int64_t n) { return python_grouped_2f(python_true_divide(n, 1000000000)) + " GB"; }
 
 std::int64_t calc_kv_bytes_total(std::int64_t batch, std::int64_t context_length, std::int64_t emb_dim, std::int64_t n_heads,
                                  std::int64_t n_kv_heads, std::int64_t n_layers, std::int64_t bytes_per_elem) {

@@ -32,6 +32,9 @@ int bytes_per_elem(const std::string& dtype);
 // Python's format specs for numbers: f"{x:,}" and f"{x:,.2f}"
 std::string python_grouped(std::int64_t x);
 std::string python_grouped_2f(double x);
+// a / b for Python ints: the exact quotient rounded once to the nearest double, ties to even (CPython's
+// long_true_divide). Throws PythonError("ZeroDivisionError: division by zero") for b == 0.
+double python_true_divide(std::int64_t a, std::int64_t b);
 // convert_bytes(n): f"{n / 1000**3:,.2f} GB"
 std::string convert_bytes(std::int64_t n);
 

@@ -3,6 +3,8 @@
 // tests (tests/CMakeLists.txt); these add what a CMake test cannot pass (" 1 : 5 ") and the pieces.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -30,6 +32,36 @@ TEST_CASE("Python's {:,} and {:,.2f}") {
     CHECK(python_grouped_2f(0.005) == "0.01");  // the double above 0.005
     CHECK(python_grouped_2f(std::numeric_limits<double>::infinity()) == "inf");
     CHECK(convert_bytes(17179869184) == "17.18 GB");
+}
+
+TEST_CASE("python_true_divide rounds the exact quotient once, as CPython's int / int") {
+    // The expected values are Python 3.11's `a / b`, printed with float.hex(); the comments give
+    // float(a) / float(b), which rounds twice.
+    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min(), kMax = std::numeric_limits<std::int64_t>::max();
+    const struct {
+        std::int64_t a, b;
+        double expected;
+    } cases[] = {
+        {4689275783357816212LL, 792723338049442011LL, 0x1.7a95eaac220c9p+2},    // 0x1.7a95eaac220c8p+2
+        {-1095448797194642412LL, 1000000000LL, -0x1.052ce374c7505p+30},         // -0x1.052ce374c7506p+30
+        {558730966520721603LL, 6275582095063844135LL, 0x1.6cad60726ff91p-4},    // 0x1.6cad60726ff92p-4
+        {-8616905548457604437LL, 1000000000LL, -0x1.00cdc5a63a92dp+33},         // -0x1.00cdc5a63a92cp+33
+        {-8684958896684969735LL, 1000000000LL, -0x1.02d4fa5857ad1p+33},         // -0x1.02d4fa5857ad2p+33
+        {-4879957040565692458LL, 1000000000LL, -0x1.22de3c3090d14p+32},         // -0x1.22de3c3090d13p+32
+        {kMax, 1, 0x1p+63},
+        {kMin, 1, -0x1p+63},
+        {kMin, -1, 0x1p+63},
+        {1, kMax, 0x1p-63},
+        {9007199254740993LL, 2, 0x1p+52},  // 2^52 + 0.5: the tie goes to the even neighbour
+        {7, 2, 3.5},
+    };
+    for (const auto& c : cases) {
+        INFO(c.a << " / " << c.b);
+        CHECK(python_true_divide(c.a, c.b) == c.expected);
+    }
+    CHECK(std::signbit(python_true_divide(0, -5)));  // 0 / -5 == -0.0
+    CHECK(convert_bytes(3LL * 261188093 * 1479059584) == "1,158,938,256.53 GB");  // twice rounded: .54
+    CHECK_THROWS_WITH(python_true_divide(1, 0), "ZeroDivisionError: division by zero");
 }
 
 TEST_CASE("calc_kv_bytes_total and calc_mla_bytes_total") {

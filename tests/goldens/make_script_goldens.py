@@ -285,6 +285,12 @@ run(E_MOE, "--emb_dim", "768", "--hidden_dim", "3072", "--num_experts", "-4", "-
 err(E_MOE, "--emb_dim", "64", "--hidden_dim", "1", "--num_experts", "200", "--match_dense")
 err(E_MOE, "--emb_dim", "768", "--hidden_dim", "3072", "--num_experts", "0", "--match_dense")
 
+# Byte counts above 2^53, where n / 1000**3 (one rounding of the exact quotient) and float(n) / 1e9
+# (two) part in the second decimal: 1,158,938,256.53 GB, not .54; 1,839,844,247.71, not .72
+run(E_MOE, "--emb_dim", "261188093", "--hidden_dim", "1479059584", "--dtype", "fp8", "--num_experts", "1", "--top_k", "1")
+run(E_GQA, "--context_length", "1241718000", "--emb_dim", "33866", "--n_heads", "25", "--n_layers", "405",
+    "--n_kv_groups", "1", "--batch_size", "27", "--dtype", "bf16")
+
 # Arguments no case above uses, drawn once (seed 18): the estimators must match for any.
 _rng = random.Random(18)
 for _ in range(8):
