@@ -40,11 +40,9 @@ std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
     return a - floor_div(a, b) * b;
 }
 
-double true_div(std::int64_t a, std::int64_t b) { return python_true_divide(a, b); }
-
 // math.ceil(emb_dim / n_heads)
 std::int64_t head_dim_of(std::int64_t emb_dim, std::int64_t n_heads) {
-    const double q = std::ceil(true_div(emb_dim, n_heads));  // |q| <= 2^63: int64's range, or its end
+    const double q = std::ceil(python_true_divide(emb_dim, n_heads));  // |q| <= 2^63: int64's range, or its end
     if (q >= 9223372036854775808.0) checked(i128{1} << 63, "head_dim");
     return static_cast<std::int64_t>(q);
 }
@@ -188,8 +186,8 @@ MhaGqaTotals mha_gqa_totals(const KVEstimateArgs& a) {
 
 std::string memory_estimate_gqa(const KVEstimateArgs& a) {
     const auto [head_dim, n_kv_heads_gqa, total_mha, total_gqa] = mha_gqa_totals(a);
-    const double ratio = true_div(total_mha, total_gqa);
-    const double savings = 1 - true_div(total_gqa, total_mha);
+    const double ratio = python_true_divide(total_mha, total_gqa);
+    const double savings = 1 - python_true_divide(total_gqa, total_mha);
 
     std::ostringstream out;
     out << kv_config(a, false, head_dim, n_kv_heads_gqa);
@@ -207,10 +205,10 @@ std::string memory_estimate_mla(const KVEstimateArgs& a) {
     const std::int64_t total_mla = calc_mla_bytes_total(a.batch_size, a.context_length, a.n_layers, a.latent_dim, bytes);
     // ratio = total_mha / total_gqa if total_gqa != 0 else float("inf"), and so on
     const double inf = std::numeric_limits<double>::infinity();
-    const double ratio = total_gqa != 0 ? true_div(total_mha, total_gqa) : inf;
-    const double savings = total_mha != 0 ? 1 - true_div(total_gqa, total_mha) : 0.0;
-    const double ratio_mha_mla = total_mla != 0 ? true_div(total_mha, total_mla) : inf;
-    const double savings_mla = total_mha != 0 ? 1 - true_div(total_mla, total_mha) : 0.0;
+    const double ratio = total_gqa != 0 ? python_true_divide(total_mha, total_gqa) : inf;
+    const double savings = total_mha != 0 ? 1 - python_true_divide(total_gqa, total_mha) : 0.0;
+    const double ratio_mha_mla = total_mla != 0 ? python_true_divide(total_mha, total_mla) : inf;
+    const double savings_mla = total_mha != 0 ? 1 - python_true_divide(total_mla, total_mha) : 0.0;
 
     std::ostringstream out;
     out << kv_config(a, true, head_dim, n_kv_heads_gqa);
