@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <cblas.h>
 
@@ -350,11 +351,63 @@ void gelu_inplace(float* x, std::size_t n) {
     }
 }
 
+float population_variance(const float* x, std::size_t n) {
+    // Pass 1: sum and sum of squares, in double, 8 accumulators (any order keeps the bound below).
+    constexpr std::size_t kAcc = 8;
+    std::array<double, kAcc> sum{}, squares{};
+    std::size_t i = 0;
+    for (; i + kAcc <= n; i += kAcc)
+        for (std::size_t l = 0; l < kAcc; ++l) {
+            const double value = x[i + l];
+            sum[l] += value;
+            squares[l] += value * value;
+        }
+    for (std::size_t l = 0; i + l < n; ++l) {
+        const double value = x[i + l];
+        sum[l] += value;
+        squares[l] += value * value;
+    }
+    double total = 0.0, total_squares = 0.0;
+    for (std::size_t l = 0; l < kAcc; ++l) {
+        total += sum[l];
+        total_squares += squares[l];
+    }
+    const double nf = static_cast<double>(n), mean = total / nf;
+    // Pass 2: the squared deviations from that mean.
+    std::array<double, kAcc> deviations{};
+    for (i = 0; i + kAcc <= n; i += kAcc)
+        for (std::size_t l = 0; l < kAcc; ++l) {
+            const double d = x[i + l] - mean;
+            deviations[l] += d * d;
+        }
+    for (std::size_t l = 0; i + l < n; ++l) {
+        const double d = x[i + l] - mean;
+        deviations[l] += d * d;
+    }
+    double m2 = 0.0;
+    for (double d : deviations) m2 += d;
+    const double var = m2 / nf;
+    // Both doubles lie within n * kappa * u * var (Welford's, Chan, Golub and LeVeque 1983) and about
+    // n * u * var (two passes) of the exact variance, u = 2^-53, kappa^2 = 1 + mean^2 / var; both
+    // bounds are below u * sum(x^2). With 64 times that between `var` and either end of its float's
+    // rounding interval, Welford's double rounds to the same float. Otherwise (1 row in 9,000 of 768
+    // normal floats centred on 0, 1 in 740 centred 3 standard deviations off), and for rows that are
+    // empty, constant, not finite or near float's ends, Welford's chain itself.
+    const float rounded = static_cast<float>(var);
+    if (n == 0 || !std::isfinite(total_squares) || !(var >= std::numeric_limits<float>::min()) || !std::isfinite(rounded))
+        return welford_var(x, n, 1, 0.0);
+    const double margin = 64.0 * std::numeric_limits<double>::epsilon() / 2 * total_squares;
+    const double below = (static_cast<double>(rounded) + std::nextafter(rounded, 0.0f)) / 2;  // exact: 25 bits
+    const double above = (static_cast<double>(rounded) + std::nextafter(rounded, std::numeric_limits<float>::infinity())) / 2;
+    if (var - below > margin && above - var > margin) return rounded;
+    return welford_var(x, n, 1, 0.0);
+}
+
 void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* scale, const float* shift, float eps) {
     for (std::size_t r = 0; r < rows; ++r) {
         float* row = x + r * n;
         const float mean = reduce_sum(row, n) / static_cast<float>(n);  // x.mean(dim=-1, keepdim=True)
-        const float var = welford_var(row, n, 1, 0.0);                  // x.var(dim=-1, unbiased=False)
+        const float var = population_variance(row, n);                  // x.var(dim=-1, unbiased=False)
         const float denom = std::sqrt(var + eps);                       // torch.sqrt(var + self.eps)
         for (std::size_t i = 0; i < n; ++i) row[i] = scale[i] * ((row[i] - mean) / denom) + shift[i];
     }

@@ -120,8 +120,16 @@ void causal_attention_head(const float* q, std::size_t ldq, const float* k, cons
 // float operations as gelu() in gpt.hpp, in the same order, so bit-identical to it.
 void gelu_inplace(float* x, std::size_t n);
 
-// LayerNorm over rows of n floats in place: the same operations as LayerNorm::operator() (PyTorch
-// order sum for the mean, Welford variance), fused per row, so bit-identical to it.
+// x.var(dim=-1, unbiased=False) of one row of n floats, the float welford_var(x, n, 1, 0.0) returns,
+// in two vectorisable passes in double instead of Welford's chain of n dependent divisions (0.3
+// against 3.5 us for 768 floats). The chain runs where the two doubles could round differently
+// (within a margin of a float's rounding boundary, 64 times the two error bounds: 1 row in 9,000 of
+// normal floats centred on 0), so the bits are the chain's always.
+float population_variance(const float* x, std::size_t n);
+
+// LayerNorm over rows of n floats in place: the same result as LayerNorm::operator() (PyTorch
+// order sum for the mean; the variance of population_variance, Welford's float), fused per row,
+// so bit-identical to it.
 void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* scale, const float* shift, float eps);
 
 // The heads of one attention: fn(i, scratch) for every head i in [0, heads), each writing only its

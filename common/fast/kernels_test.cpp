@@ -167,6 +167,56 @@ TEST_CASE("fused LayerNorm equals the book's LayerNorm class, bit for bit") {
     CHECK(bit_equal(fused, expected));
 }
 
+TEST_CASE("population_variance gives welford_var's float, bit for bit, on rows that test its margin") {
+    Generator gen;
+    gen.manual_seed(13);
+    auto same = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+    std::size_t rows = 0, differ = 0;
+    auto check = [&](const std::vector<float>& row) {
+        ++rows;
+        if (!same(population_variance(row.data(), row.size()), welford_var(row.data(), row.size(), 1, 0.0))) ++differ;
+    };
+    // 20,000 rows of LayerNorm's width: about two of them fall back to the chain, the rest must
+    // round alike. Means from 0 to 10^4 standard deviations (kappa up to 10^4), scales from 10^-20.
+    for (std::size_t r = 0; r < 20000; ++r) {
+        const Array<1> z = randn<1>(gen, {768});
+        const float scale = std::pow(10.0f, static_cast<float>(r % 41) - 20.0f);
+        const float offset = (r % 3 == 0) ? 0.0f : scale * std::pow(10.0f, static_cast<float>(r % 5));
+        std::vector<float> row(z.begin(), z.end());
+        for (float& v : row) v = offset + scale * v;
+        check(row);
+    }
+    // Widths 0 to 40 (the 8-wide loop's tails), 3072; constant rows; float's ends; inf and NaN.
+    for (std::size_t n = 0; n <= 40; ++n) {
+        const Array<1> z = randn<1>(gen, {n});
+        check(std::vector<float>(z.begin(), z.end()));
+        check(std::vector<float>(n, 3.0f));
+    }
+    const Array<1> wide = randn<1>(gen, {3072});
+    check(std::vector<float>(wide.begin(), wide.end()));
+    const float big = std::numeric_limits<float>::max(), tiny = std::numeric_limits<float>::denorm_min();
+    check({big, -big, big, 0.0f});
+    check({1e19f, -1e19f, 3e19f});
+    check({tiny, 0.0f, tiny, 2 * tiny, 0.0f});
+    check({1e-20f, 2e-20f, 4e-20f});
+    check({1.0f, std::numeric_limits<float>::infinity(), 2.0f});
+    check({1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f});
+    check({16777216.0f, 16777217.0f, 16777218.0f, 16777216.0f});
+    // Two rows where the two passes' double and Welford's round to neighbouring floats, found among
+    // 3 million seeded rows of offset + randn. In the first the two passes land exactly on the
+    // midpoint between two floats (rounded up to even, Welford's lies below); in the second, 1.01607609
+    // against 1.01607621, within the margin but not on it: with no margin, this check fails.
+    for (const auto& [seed, offset] : std::vector<std::pair<std::uint64_t, float>>{{2242907, 1000.0f}, {2024513, 10000.0f}}) {
+        gen.manual_seed(seed);
+        const Array<1> z = randn<1>(gen, {768});
+        std::vector<float> row(z.begin(), z.end());
+        for (float& v : row) v = offset + v;
+        check(row);
+    }
+    INFO(differ << " of " << rows << " rows differ");
+    CHECK(differ == 0);
+}
+
 TEST_CASE("gemv on the thread pool equals one single-threaded call, bit for bit") {
     // Chunk boundaries inside and at the edge of kernel blocks; sizes of GPT-2's products.
     for (const auto& [n, k] : std::vector<std::pair<std::size_t, std::size_t>>{
