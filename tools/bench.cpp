@@ -337,7 +337,7 @@ std::string describe_moments(const BandwidthProbe& probe, double bytes_per_step)
 void add_moments(nlohmann::json& row, const BandwidthProbe& probe, double bytes_per_step) {
     for (const bool fast : {false, true}) {
         const BandwidthProbe::Moments m = probe.share_when(fast, bytes_per_step);
-        const std::string when = fast ? "from_70_gbps" : "below_70_gbps";
+        const std::string when = fmt::format("{}_{:.0f}_gbps", fast ? "from" : "below", BandwidthProbe::kFastMoment / 1e9);
         row["share_of_bound_" + when] = m.steps ? nlohmann::json(m.share) : nlohmann::json(nullptr);
         row["steps_" + when] = m.steps;
     }
