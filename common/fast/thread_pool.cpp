@@ -33,9 +33,9 @@ inline void cpu_relax() {
 }  // namespace
 
 // The chunks one thread has left, [front, back), in one word so that the owner (taking the front
-// chunk) and a thief (taking the back half) change it with one compare-and-swap each. On its own
-// cache line: the owner's claims do not disturb the other threads'.
-struct alignas(64) ThreadPool::Share {
+// chunk) and a thief (taking the back half) change it with one compare-and-swap each. kApart bytes
+// from the next: the owner's claims do not disturb the other threads'.
+struct alignas(kApart) ThreadPool::Share {
     std::atomic<std::uint64_t> range{0};
 
     static std::uint64_t pack(std::uint64_t front, std::uint64_t back) { return front << 32 | back; }
