@@ -516,7 +516,7 @@ VariantDecode time_variant_decode(VariantGPTModel& model, const std::vector<std:
     start = Clock::now();
     for (std::size_t i = 0; i < tokens; ++i) {
         if (probe) probe->pass();
-        logits = model.forward({argmax_logits(logits.data(), model.cfg.vocab_size)}, true, true);
+        logits = model.forward({argmax(logits.data(), model.cfg.vocab_size)}, true, true);
     }
     if (probe) probe->end_step();
     d.decode_s = seconds_since(start) - (probe ? probe->seconds() - passes_before : 0.0);

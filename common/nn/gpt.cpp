@@ -204,8 +204,8 @@ IdArray<2> encode_batch(const Gpt2Tokenizer& tokenizer, const std::vector<std::s
 
 std::int64_t greedy_token(const float* logits, std::size_t vocab) {
     std::vector<float> probas(vocab);
-    softmax_row(logits, probas.data(), vocab);                                  // torch.softmax(logits, dim=-1)
-    return std::max_element(probas.begin(), probas.end()) - probas.begin();  // torch.argmax: the first max
+    softmax_row(logits, probas.data(), vocab);  // torch.softmax(logits, dim=-1)
+    return argmax(probas.data(), vocab);        // torch.argmax(probas): the first max (or NaN)
 }
 
 IdArray<2> last_tokens(const IdArray<2>& idx, std::size_t context_size) {

@@ -10,8 +10,9 @@
 
 #include "llmfs/fast/kernels.hpp"
 #include "llmfs/nn/memory_estimate.hpp"
-#include "llmfs/torch/vecmath.hpp"
 #include "llmfs/torch/ops.hpp"
+#include "llmfs/torch/sampling.hpp"
+#include "llmfs/torch/vecmath.hpp"
 
 namespace llmfs {
 
@@ -270,15 +271,6 @@ std::size_t VariantGPTModel::parameters_per_token() const {
     return n;
 }
 
-std::int64_t argmax_logits(const float* logits, std::size_t n) {
-    std::size_t best = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (std::isnan(logits[i])) return static_cast<std::int64_t>(i);
-        if (logits[i] > logits[best]) best = i;
-    }
-    return static_cast<std::int64_t>(best);
-}
-
 std::vector<std::int64_t> generate_variant(VariantGPTModel& model, const std::vector<std::int64_t>& idx,
                                            std::int64_t max_new_tokens, bool use_cache,
                                            const std::function<void(std::size_t)>& on_token) {
@@ -297,7 +289,7 @@ std::vector<std::int64_t> generate_variant(VariantGPTModel& model, const std::ve
     }
     for (std::int64_t step = 0; step < max_new_tokens; ++step) {
         if (!use_cache) logits = model.forward(window(), false, true);
-        generated.push_back(argmax_logits(&logits(logits.shape()[0] - 1, 0), V));  // logits[:, -1].argmax(dim=-1)
+        generated.push_back(argmax(&logits(logits.shape()[0] - 1, 0), V));  // logits[:, -1].argmax(dim=-1)
         if (on_token) on_token(static_cast<std::size_t>(step) + 1);
         // logits = model(next_idx, use_cache=True): the last call's logits are never read, but it
         // caches the last token, so that the cache ends as the script's (and the estimator's) size

@@ -142,8 +142,6 @@ private:
     std::int64_t current_pos = 0;
 };
 
-// torch.argmax over n logits: the first largest; a NaN counts as the largest.
-std::int64_t argmax_logits(const float* logits, std::size_t n);
 
 // generate_text_simple_cached(model, idx, max_new_tokens, use_cache) of the scripts: greedy, the
 // context size = pos_emb's rows. Returns all tokens, idx first. With the cache the prompt fills it

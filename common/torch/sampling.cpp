@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -88,13 +89,72 @@ std::int64_t multinomial_one(Generator& gen, const float* probs, std::size_t V) 
     return static_cast<std::int64_t>(best);
 }
 
-std::int64_t argmax(const float* x, std::size_t n) {
+std::int64_t argmax_reference(const float* x, std::size_t n) {
     if (n == 0) throw std::invalid_argument("argmax: no values");
     std::size_t best = 0;
     for (std::size_t i = 1; i < n; ++i)
         if (greater_or_nan(x[i], x[best])) best = i;
     return static_cast<std::int64_t>(best);
 }
+
+#if defined(__GNUC__) || defined(__clang__)
+namespace {
+typedef float v4 __attribute__((vector_size(16)));  // SSE's and NEON's width: GCC keeps ?: on it in vectors
+typedef std::int32_t i4 __attribute__((vector_size(16)));  // what comparing two v4 gives: -1 (true) or 0 per lane
+inline v4 load4(const float* p) {  // an unaligned load, without breaking aliasing rules
+    v4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// The first i in [0, n) with wanted(x[i]): 16 floats tested at once (wanted on vectors, no branch),
+// then the 16 that have it searched one by one.
+template <typename Wanted>
+std::int64_t first_where(const float* x, std::size_t n, Wanted wanted) {
+    std::size_t b = 0;
+    for (; b + 16 <= n; b += 16) {
+        const auto hit = wanted(load4(x + b)) | wanted(load4(x + b + 4)) | wanted(load4(x + b + 8)) | wanted(load4(x + b + 12));
+        if (hit[0] | hit[1] | hit[2] | hit[3]) break;
+    }
+    for (; b < n; ++b)
+        if (wanted(x[b])) return static_cast<std::int64_t>(b);
+    return static_cast<std::int64_t>(n);
+}
+}  // namespace
+
+std::int64_t argmax(const float* x, std::size_t n) {
+    if (n == 0) throw std::invalid_argument("argmax: no values");
+    // Pass 1, 16 floats a step in four vectors: the largest value, NaNs aside (a NaN fails v > top),
+    // and whether there is a NaN.
+    const float lowest = -std::numeric_limits<float>::infinity();
+    v4 top0 = lowest - v4{}, top1 = top0, top2 = top0, top3 = top0;
+    i4 nan{};  // lanes that saw a NaN: nonzero
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const v4 a = load4(x + i), b = load4(x + i + 4), c = load4(x + i + 8), d = load4(x + i + 12);
+        top0 = a > top0 ? a : top0;
+        top1 = b > top1 ? b : top1;
+        top2 = c > top2 ? c : top2;
+        top3 = d > top3 ? d : top3;
+        nan |= (a != a) | (b != b) | (c != c) | (d != d);
+    }
+    float largest = lowest;
+    bool any_nan = false;
+    for (const v4 top : {top0, top1, top2, top3})
+        for (std::size_t l = 0; l < 4; ++l) largest = top[l] > largest ? top[l] : largest;
+    for (std::size_t l = 0; l < 4; ++l) any_nan |= nan[l] != 0;
+    for (; i < n; ++i) {
+        largest = x[i] > largest ? x[i] : largest;
+        any_nan |= x[i] != x[i];
+    }
+    // Pass 2: the first NaN if there is one, else the first element equal to the largest (-0 and +0
+    // are equal, as ArgMaxOps compares them).
+    return any_nan ? first_where(x, n, [](auto v) { return v != v; })
+                   : first_where(x, n, [largest](auto v) { return v == largest; });
+}
+#else
+std::int64_t argmax(const float* x, std::size_t n) { return argmax_reference(x, n); }
+#endif
 
 TopK topk(const float* x, std::size_t n, std::size_t k) {
     if (k == 0 || k > n) throw std::invalid_argument("topk: k " + std::to_string(k) + " must be between 1 and " + std::to_string(n));

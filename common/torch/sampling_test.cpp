@@ -244,6 +244,46 @@ TEST_CASE("multinomial_one (bulk draws, logs skipped) equals the reference loop 
     }
 }
 
+TEST_CASE("argmax (two vectorised passes) picks what the reference loop picks") {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+    CHECK_THROWS_WITH(argmax(nullptr, 0), "argmax: no values");
+    const float first_largest[] = {0.5f, 2.0f, -1.0f, 2.0f, 1.0f};
+    CHECK(argmax(first_largest, 5) == 1);
+    const float nan_wins[] = {0.5f, nan, 9.0f, nan};
+    CHECK(argmax(nan_wins, 4) == 1);
+    // Ties, NaNs, infinities and signed zeros at every place of the 16 lanes and the tail; sizes
+    // around the lane count, and GPT-2's vocabulary.
+    for (const std::size_t n : {1, 2, 15, 16, 17, 31, 32, 33, 100, 50257}) {
+        for (const char* kind : {"normal", "ties", "nan", "all -inf", "zeros", "+inf"}) {
+            for (const std::uint64_t seed : {1ULL, 2ULL, 3ULL}) {
+                DYNAMIC_SECTION(kind << ", n " << n << " seed " << seed) {
+                    Generator gen;
+                    gen.manual_seed(seed);
+                    std::vector<float> x(n);
+                    gen.normal_(x.data(), n, 0.0, 1.0);
+                    const std::string k = kind;
+                    std::vector<std::uint32_t> at(4);
+                    gen.random(at.data(), at.size());
+                    if (k == "ties") {
+                        for (float& v : x) v = std::round(v);  // many equal values, the largest among them
+                    } else if (k == "nan") {
+                        x[at[0] % n] = nan;
+                        x[at[1] % n] = nan;
+                    } else if (k == "all -inf") {
+                        std::fill(x.begin(), x.end(), -inf);
+                    } else if (k == "zeros") {  // -0 and +0 are equal: the first of either
+                        for (std::size_t i = 0; i < n; ++i) x[i] = (at[i % 4] >> (i % 32)) & 1 ? -0.0f : 0.0f;
+                    } else if (k == "+inf") {
+                        x[at[0] % n] = inf;
+                        x[at[1] % n] = inf;
+                    }
+                    CHECK(argmax(x.data(), n) == argmax_reference(x.data(), n));
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("multinomial_one refuses what PyTorch refuses, drawing nothing") {
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     for (const auto& [label, probs, message] : std::vector<std::tuple<std::string, std::vector<float>, std::string>>{
