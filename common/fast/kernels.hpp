@@ -134,8 +134,8 @@ void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* sca
 
 // The heads of one attention: fn(i, scratch) for every head i in [0, heads), each writing only its
 // own columns of the context, scratch a buffer of the running thread's own; OpenBLAS single-threaded
-// meanwhile. On compute_pool() once the heads multiply at least `macs` >= 2^16 together, e.g.
-// a decoding step's 12 heads against 86 cached keys of 64 floats; else on the calling thread.
+// meanwhile. On compute_pool() once the heads multiply at least `macs` >= 2^12 together, e.g.
+// a decoding step's 12 heads against 6 cached keys of 64 floats; else on the calling thread.
 // A head's bits do not depend on which thread runs it.
 void for_each_head(std::size_t heads, std::size_t macs, const std::function<void(std::size_t, std::vector<float>&)>& fn);
 
