@@ -142,7 +142,6 @@ private:
     std::int64_t current_pos = 0;
 };
 
-
 // generate_text_simple_cached(model, idx, max_new_tokens, use_cache) of the scripts: greedy, the
 // context size = pos_emb's rows. Returns all tokens, idx first. With the cache the prompt fills it
 // once and each step runs one token (the last step's logits unused, as in the scripts); without it each

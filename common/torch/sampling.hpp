@@ -32,9 +32,9 @@ std::int64_t multinomial_one(Generator& gen, const float* probs, std::size_t V);
 std::int64_t multinomial_one_reference(Generator& gen, const float* probs, std::size_t V);
 
 // torch.argmax(x) over one row x [n]: the first index of the maximum, a NaN counting as the maximum.
-// Throws std::invalid_argument when n == 0. Two passes that vectorise (the largest value and whether
-// there is a NaN, then the first index holding it): 4 to 8 us over GPT-2's 50,257 logits where the loop
-// below took 22 to 25, each step of a decode (Zen 5 VM).
+// Throws std::invalid_argument when n == 0. Two passes that vectorise (the largest value and
+// whether there is a NaN, then the first index holding it): 4 to 8 us over GPT-2's 50,257 logits
+// where the loop below took 22 to 25, each step of a decode (Zen 5 VM).
 std::int64_t argmax(const float* x, std::size_t n);
 // The same, as the obvious loop (ArgMaxOps' comparison, element after element): the reference
 // argmax is tested against (sampling_test.cpp).
