@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include <cblas.h>
 
@@ -58,6 +63,8 @@ inline v8 load8(const float* p) {  // an unaligned load, without breaking aliasi
     return v;
 }
 
+// Prefetch: W's stream 4 KB ahead as well (see Prefetch in kernels.hpp); a hint only, the same bits.
+template <bool Prefetch = true>
 inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
     static_assert(kDotLanes == 32, "four vectors of 8 lanes");
     v8 a0{}, a1{}, a2{}, a3{};  // lane[l] sums w[i] * x[i] for i = l (mod 32)
@@ -67,8 +74,10 @@ inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
         // prefetcher alone kept gemv at 88-91% of a plain summing loop's rate when the VM's memory
         // ran at 73 GB/s, 96-98% with these. A hint only: it changes no result (and reading past
         // the end of W cannot fault).
-        __builtin_prefetch(w + i + 1024, 0, 3);
-        __builtin_prefetch(w + i + 1024 + 16, 0, 3);
+        if (Prefetch) {
+            __builtin_prefetch(w + i + 1024, 0, 3);
+            __builtin_prefetch(w + i + 1024 + 16, 0, 3);
+        }
         a0 += load8(w + i) * load8(x + i);
         a1 += load8(w + i + 8) * load8(x + i + 8);
         a2 += load8(w + i + 16) * load8(x + i + 16);
@@ -97,6 +106,7 @@ inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
 #pragma GCC diagnostic pop
 #endif
 #else
+template <bool Prefetch = true>  // no prefetch instructions in portable C++: the same loop either way
 inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
     std::array<float, kDotLanes> lane{};  // lane[l] sums w[i] * x[i] for i = l (mod kDotLanes)
     std::size_t i = 0;
@@ -123,7 +133,12 @@ inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
 // row after row, so W is read as one sequential stream. onto may be y itself (y += W @ x).
 LLMFS_ROW_LOOP_CLONES void gemv_block(const float* w, const float* x, const float* onto, float* y, std::size_t n,
                                       std::size_t k) {
-    for (std::size_t r = 0; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline(w + r * k, x, k);
+    for (std::size_t r = 0; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<true>(w + r * k, x, k);
+}
+// The same without prefetch instructions (Prefetch::off, or the automatic choice's other loop).
+LLMFS_ROW_LOOP_CLONES void gemv_block_plain(const float* w, const float* x, const float* onto, float* y,
+                                            std::size_t n, std::size_t k) {
+    for (std::size_t r = 0; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<false>(w + r * k, x, k);
 }
 
 }  // namespace
@@ -147,6 +162,72 @@ std::size_t chunk_units(std::size_t unit_bytes) {
 }
 
 }  // namespace
+
+namespace {
+
+constexpr int kPrefetchUnset = -1;
+std::atomic<int> prefetch_mode{kPrefetchUnset};  // a Prefetch once set_prefetch() or the first pooled run set it
+
+Prefetch current_prefetch() {
+    int mode = prefetch_mode.load(std::memory_order_relaxed);
+    if (mode == kPrefetchUnset) {
+        // Read on every run until it is valid: a bad LLMFS_PREFETCH fails each run that needs it.
+        prefetch_mode.compare_exchange_strong(mode, static_cast<int>(prefetch_from_environment()),
+                                              std::memory_order_relaxed);
+        mode = prefetch_mode.load(std::memory_order_relaxed);
+    }
+    return static_cast<Prefetch>(mode);
+}
+
+thread_local PrefetchChooser prefetch_chooser;  // the automatic choice, for the runs this thread starts
+thread_local GemvRuns runs_by_loop;
+
+std::size_t floor_log2(std::size_t bytes) {
+    std::size_t log = 0;
+    while (bytes >>= 1) ++log;
+    return log;
+}
+
+}  // namespace
+
+Prefetch prefetch_from_environment() {
+    const char* env = std::getenv("LLMFS_PREFETCH");
+    if (!env || !*env) return Prefetch::automatic;
+    const std::string text = env;
+    if (text == "auto") return Prefetch::automatic;
+    if (text == "on") return Prefetch::on;
+    if (text == "off") return Prefetch::off;
+    throw std::invalid_argument("LLMFS_PREFETCH=\"" + text +
+                                "\": expected auto, on or off (unset it for auto: whichever row loop streams faster)");
+}
+
+void set_prefetch(Prefetch mode) { prefetch_mode.store(static_cast<int>(mode), std::memory_order_relaxed); }
+
+bool PrefetchChooser::prefetch_next(std::size_t bytes) {
+    Size& size = sizes_[floor_log2(bytes)];
+    if (size.last[1] == 0.0) return true;
+    if (size.last[0] == 0.0) return false;
+    double sum = 0.0;  // log(prefetching / plain) over the recent pairs
+    for (const double pair : size.log_ratio) sum += pair;
+    const bool faster = sum <= 0.0;
+    return ++size.runs % kTryOtherEvery == 0 ? !faster : faster;
+}
+
+void PrefetchChooser::record(bool prefetched, std::size_t bytes, double seconds) {
+    if (bytes == 0 || !(seconds > 0.0)) return;  // nothing to learn (a clock that did not move)
+    Size& size = sizes_[floor_log2(bytes)];
+    const double run = seconds / static_cast<double>(bytes);
+    const double other = size.last[prefetched ? 0 : 1];
+    if (other > 0.0 && prefetched != size.last_prefetched) {  // a change of loop: two runs a moment apart
+        const double log_ratio = std::log(prefetched ? run / other : other / run);
+        size.log_ratio[size.next] = std::clamp(log_ratio, -kMostPerPair, kMostPerPair);
+        size.next = (size.next + 1) % kRecentPairs;
+    }
+    size.last[prefetched ? 1 : 0] = run;
+    size.last_prefetched = prefetched;
+}
+
+GemvRuns gemv_runs() { return runs_by_loop; }
 
 void gemv_many(const std::vector<GemvProduct>& products) {
     std::size_t macs = 0;
@@ -186,15 +267,25 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         spans.push_back({&p, chunks, rows});
         chunks += (p.n + rows - 1) / rows;
     }
+    const Prefetch mode = current_prefetch();
+    const std::size_t bytes = macs * sizeof(float);
+    const bool prefetch = mode == Prefetch::automatic ? prefetch_chooser.prefetch_next(bytes) : mode == Prefetch::on;
+    ++(prefetch ? runs_by_loop.prefetching : runs_by_loop.plain);
+    const auto start = std::chrono::steady_clock::now();  // for the automatic choice
     compute_pool().run(chunks, [&](std::size_t i) {
         std::size_t s = spans.size() - 1;
         while (spans[s].first_chunk > i) --s;  // the product chunk i belongs to
         const GemvProduct& p = *spans[s].product;
         const std::size_t r0 = (i - spans[s].first_chunk) * spans[s].rows_per_chunk;
         const std::size_t r1 = std::min(p.n, r0 + spans[s].rows_per_chunk);
-        gemv_block(p.w + r0 * p.k, p.x, p.onto ? p.onto + r0 : nullptr, p.y + r0, r1 - r0, p.k);
+        (prefetch ? gemv_block : gemv_block_plain)(p.w + r0 * p.k, p.x, p.onto ? p.onto + r0 : nullptr, p.y + r0,
+                                                   r1 - r0, p.k);
         if (p.then) p.then(p.y + r0, r1 - r0);
     });
+    if (mode == Prefetch::automatic) {
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        prefetch_chooser.record(prefetch, bytes, took.count());
+    }
 }
 
 namespace {
