@@ -343,6 +343,14 @@ void add_moments(nlohmann::json& row, const BandwidthProbe& probe, double bytes_
     }
 }
 
+// The share of the pooled gemv runs between two counts (gemv_runs()) that prefetched W (kernels.hpp's
+// Prefetch: with auto, whichever row loop streamed faster lately).
+double prefetching_share(const GemvRuns& before, const GemvRuns& after) {
+    const double prefetching = static_cast<double>(after.prefetching - before.prefetching);
+    const double all = prefetching + static_cast<double>(after.plain - before.plain);
+    return all > 0 ? prefetching / all : 0.0;
+}
+
 struct DecodeTiming {
     double first_token_s = 0;  // the prompt
     double decode_s = 0;       // the other tokens
@@ -406,7 +414,9 @@ int generate(const GenerateOptions& o) {
     const double rss = peak_rss_bytes();  // before the probe's buffer
     // The decode again, a read pass between its steps: its rate beside the bandwidth of the same moments.
     BandwidthProbe probe;
+    const GemvRuns runs_before = gemv_runs();
     const DecodeTiming probed = time_decode(o, model, idx, &probe);
+    const double prefetching = prefetching_share(runs_before, gemv_runs());
     const double bandwidth = probe.bytes_per_s();
     const char* path = describe(o.path);
     const std::string decoding = o.sampling.greedy()
@@ -426,7 +436,7 @@ int generate(const GenerateOptions& o) {
             {"total_tokens_per_s", static_cast<double>(o.tokens) / (first_token_s + decode_s)}, {"peak_rss_bytes", rss},
             {"read_bandwidth_bytes_per_s", bandwidth}, {"weight_bytes_per_step", weight_bytes},
             {"bandwidth_bound_tokens_per_s", bound}, {"probed_decode_tokens_per_s", probed.rate},
-            {"share_of_bound", probed.rate / bound}};
+            {"share_of_bound", probed.rate / bound}, {"prefetching_runs_share", prefetching}};
         add_moments(report, probe, weight_bytes);
         if (loaded) {
             report["busy_processes"] = o.load;
@@ -451,7 +461,9 @@ int generate(const GenerateOptions& o) {
               << fmt::format("bound                {:.1f} tokens/s ({:.0f} MB of weights per step); the second decode reaches {:.0f}%\n",
                              bound, weight_bytes / 1e6, 100.0 * probed.rate / bound)
               << fmt::format("by moment            {} (each step against the pass before it)\n",
-                             describe_moments(probe, weight_bytes));
+                             describe_moments(probe, weight_bytes))
+              << fmt::format("row loop             prefetching in {:.0f}% of the second decode's products (LLMFS_PREFETCH=auto|on|off)\n",
+                             100.0 * prefetching);
     if (loaded)
         std::cout << fmt::format("under load           {:.1f} tokens/s beside {} busy process{} ({:.0f}% of idle; prompt {:.3f} s)\n",
                                  loaded->rate, o.load, o.load == 1 ? "" : "es", 100.0 * loaded->rate / decode_rate,
@@ -547,7 +559,9 @@ int variants(const VariantsOptions& o) {
         const std::size_t cache = model.kv_cache_bytes();
         const double rate = static_cast<double>(o.tokens) / run.decode_s;
         BandwidthProbe probe;
+        const GemvRuns runs_before = gemv_runs();
         const double probed_rate = static_cast<double>(o.tokens) / time_variant_decode(model, prompt, o.tokens, &probe).decode_s;
+        const double prefetching = prefetching_share(runs_before, gemv_runs());
         const double bandwidth = probe.bytes_per_s();
         // A step streams the weights it uses and reads the cache (on average half-way between its sizes).
         const double step_bytes = static_cast<double>(model.parameters_per_token()) * sizeof(float) +
@@ -558,7 +572,7 @@ int variants(const VariantsOptions& o) {
                                   {"bytes_per_step", step_bytes}, {"kv_cache_bytes", cache}, {"estimator_kv_bytes", expected_cache},
                                   {"read_bandwidth_bytes_per_s", bandwidth}, {"bound_tokens_per_s", bound},
                                   {"probed_decode_tokens_per_s", probed_rate}, {"share_of_bound", probed_rate / bound},
-                                  {"peak_rss_bytes", peak_rss}};
+                                  {"peak_rss_bytes", peak_rss}, {"prefetching_runs_share", prefetching}};
             add_moments(row, probe, step_bytes);
             rows.push_back(std::move(row));
             continue;
@@ -567,7 +581,8 @@ int variants(const VariantsOptions& o) {
                                  run.prompt_s, step_bytes / 1e6, cache, expected_cache, bandwidth / 1e9, bound,
                                  100.0 * probed_rate / bound,
                                  static_cast<std::int64_t>(cache) == expected_cache ? "" : "  (cache != estimator)")
-                  << fmt::format("{:<8}by moment: {}\n", "", describe_moments(probe, step_bytes));
+                  << fmt::format("{:<8}by moment: {}; prefetching in {:.0f}% of the products\n", "",
+                                 describe_moments(probe, step_bytes), 100.0 * prefetching);
     }
     if (o.json) {
         std::cout << nlohmann::json{{"tokens", o.tokens}, {"threads", compute_pool().size()}, {"huge_pages", huge_pages_in_use()},
