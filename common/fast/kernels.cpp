@@ -271,7 +271,8 @@ void gemv_many(const std::vector<GemvProduct>& products) {
     const std::size_t bytes = macs * sizeof(float);
     const bool prefetch = mode == Prefetch::automatic ? prefetch_chooser.prefetch_next(bytes) : mode == Prefetch::on;
     ++(prefetch ? runs_by_loop.prefetching : runs_by_loop.plain);
-    const auto start = std::chrono::steady_clock::now();  // for the automatic choice
+    const bool timed = mode == Prefetch::automatic;  // the clock only where the choice learns from it
+    const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     compute_pool().run(chunks, [&](std::size_t i) {
         std::size_t s = spans.size() - 1;
         while (spans[s].first_chunk > i) --s;  // the product chunk i belongs to
@@ -282,7 +283,7 @@ void gemv_many(const std::vector<GemvProduct>& products) {
                                                    r1 - r0, p.k);
         if (p.then) p.then(p.y + r0, r1 - r0);
     });
-    if (mode == Prefetch::automatic) {
+    if (timed) {
         const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
         prefetch_chooser.record(prefetch, bytes, took.count());
     }

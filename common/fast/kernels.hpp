@@ -73,9 +73,9 @@ void gemv_many(const std::vector<GemvProduct>& products);
 // not on the machine alone. On the Zen 5 VM the prefetches took gemv from 88-91% to 96-98% of a
 // summing loop's rate when the host's memory ran at 73 GB/s; when the host was busy (18 to 29
 // GB/s a pass, its cores slower too) they cost a decoding step 11 to 14 points of its bound
-// (alternated runs: 68 to 81% with them, 80 to 91% without). So by default (automatic) each pooled run takes whichever loop ran faster lately for
-// runs of its size (PrefetchChooser). LLMFS_PREFETCH=auto|on|off sets it for a process; a program
-// may choose with set_prefetch().
+// (alternated runs: 68 to 81% with them, 80 to 91% without). So by default (automatic) each
+// pooled run takes whichever loop ran faster lately for runs of its size (PrefetchChooser).
+// LLMFS_PREFETCH=auto|on|off sets it for a process; a program may choose with set_prefetch().
 enum class Prefetch { automatic, on, off };
 // LLMFS_PREFETCH if set (auto, on or off), else Prefetch::automatic. Throws std::invalid_argument
 // for any other value.
