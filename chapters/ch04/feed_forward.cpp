@@ -2,6 +2,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include <CLI/CLI.hpp>  // this program adds an option of its own
+
 #include "llmfs/app/cli.hpp"
 #include "llmfs/nn/gpt.hpp"
 #include "llmfs/app/plot.hpp"

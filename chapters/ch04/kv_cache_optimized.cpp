@@ -6,6 +6,8 @@
 // window slide (sliding-window attention: other tokens). The timing goes to stderr.
 #include <chrono>
 
+#include <CLI/CLI.hpp>  // this program adds an option of its own
+
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/script.hpp"
 #include "llmfs/nn/kv_cache_optimized.hpp"

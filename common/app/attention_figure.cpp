@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <CLI/CLI.hpp>
+
 #include "llmfs/torch/ops.hpp"
 
 namespace llmfs {

@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "llmfs/app/cli.hpp"
 #include "llmfs/app/plot.hpp"
 #include "llmfs/torch/tensor.hpp"
 

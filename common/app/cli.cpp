@@ -12,6 +12,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 

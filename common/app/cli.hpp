@@ -10,11 +10,17 @@
 #include <string>
 #include <string_view>
 
-#include <CLI/CLI.hpp>
-
 #include "llmfs/app/notebook.hpp"
 #include "llmfs/torch/rng.hpp"
 #include "llmfs/torch/sampling.hpp"
+
+// CLI11's classes, declared only: <CLI/CLI.hpp> costs each file that includes it about 9 s of
+// compiling at -O3 (its validators and formatter are compiled there again), so only the files
+// that add options or parse include it.
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace llmfs {
 
