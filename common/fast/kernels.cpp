@@ -5,11 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <stdexcept>
-#include <string>
 
 #include <cblas.h>
 
@@ -191,14 +188,7 @@ std::size_t floor_log2(std::size_t bytes) {
 }  // namespace
 
 Prefetch prefetch_from_environment() {
-    const char* env = std::getenv("LLMFS_PREFETCH");
-    if (!env || !*env) return Prefetch::automatic;
-    const std::string text = env;
-    if (text == "auto") return Prefetch::automatic;
-    if (text == "on") return Prefetch::on;
-    if (text == "off") return Prefetch::off;
-    throw std::invalid_argument("LLMFS_PREFETCH=\"" + text +
-                                "\": expected auto, on or off (unset it for auto: whichever row loop streams faster)");
+    return auto_on_off_from_environment("LLMFS_PREFETCH", "whichever row loop streams faster");
 }
 
 void set_prefetch(Prefetch mode) { prefetch_mode.store(static_cast<int>(mode), std::memory_order_relaxed); }

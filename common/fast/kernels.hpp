@@ -14,6 +14,7 @@
 #include <functional>
 #include <vector>
 
+#include "llmfs/fast/settings.hpp"
 #include "llmfs/fast/thread_pool.hpp"
 
 namespace llmfs {
@@ -76,7 +77,7 @@ void gemv_many(const std::vector<GemvProduct>& products);
 // (alternated runs: 68 to 81% with them, 80 to 91% without). So by default (automatic) each
 // pooled run takes whichever loop ran faster lately for runs of its size (PrefetchChooser).
 // LLMFS_PREFETCH=auto|on|off sets it for a process; a program may choose with set_prefetch().
-enum class Prefetch { automatic, on, off };
+using Prefetch = AutoOnOff;
 // LLMFS_PREFETCH if set (auto, on or off), else Prefetch::automatic. Throws std::invalid_argument
 // for any other value.
 Prefetch prefetch_from_environment();

@@ -3,8 +3,6 @@
 #include <cstdlib>  // defines __GLIBC__ where glibc is the C library
 #include <mutex>
 #include <optional>
-#include <stdexcept>
-#include <string>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -40,14 +38,7 @@ double slow_below = 2e9;                   // bytes/s a thread: slower is slow (
 }  // namespace
 
 HugePages huge_pages_from_environment() {
-    const char* env = std::getenv("LLMFS_HUGE_PAGES");
-    if (!env || !*env) return HugePages::automatic;
-    const std::string text = env;
-    if (text == "auto") return HugePages::automatic;
-    if (text == "on") return HugePages::on;
-    if (text == "off") return HugePages::off;
-    throw std::invalid_argument("LLMFS_HUGE_PAGES=\"" + text +
-                                "\": expected auto, on or off (unset it for auto: 2 MB pages while they fault in fast)");
+    return auto_on_off_from_environment("LLMFS_HUGE_PAGES", "2 MB pages while they fault in fast");
 }
 
 void set_huge_pages(HugePages mode) {

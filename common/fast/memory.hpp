@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <optional>
 
+#include "llmfs/fast/settings.hpp"
+
 namespace llmfs {
 
 // Freed memory goes back to the system by default when a block is large (glibc unmaps every block
@@ -35,7 +37,7 @@ void prefault(void* data, std::size_t bytes);
 // comes in slower than 2 GB/s, the rest of the process gets 4 KB pages (memory.cpp).
 // LLMFS_HUGE_PAGES=auto|on|off sets it for a process, and a program may choose with
 // set_huge_pages() (llmfs-bench asks for 2 MB pages: it measures the decode, not the start).
-enum class HugePages { automatic, on, off };
+using HugePages = AutoOnOff;
 
 // LLMFS_HUGE_PAGES if set (auto, on or off), else HugePages::automatic. Throws std::invalid_argument
 // for any other value.
