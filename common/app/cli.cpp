@@ -263,18 +263,18 @@ void Progress::operator()(std::size_t done, std::size_t total) {
 }
 
 void add_sampling_options(CLI::App& app, SamplingOptions& sampling, bool with_eos) {
-    const int vocab = static_cast<int>(GPTConfig{}.vocab_size);  // every GPT-2 size
+    constexpr int vocab = static_cast<int>(GPTConfig{}.vocab_size);  // every GPT-2 size
     add_real_option(app, "--temperature", sampling.temperature, 0.0, 1e30,
                     "0: greedy (argmax); > 0: sample from softmax(logits / T) with torch.multinomial, drawing from\n"
                     "the generator that built the model (PyTorch's default CPU exponential_ kernel: the book's\n"
                     "outputs and 2.7+ wheels; not the MKL draws of 2.0-2.6 x86-64 wheels)");
     app.add_option_function<std::string>(
-           "--top-k", [&sampling, vocab](const std::string& text) { sampling.top_k = parse_decimal(text, 1, vocab, "--top-k"); },
+           "--top-k", [&sampling](const std::string& text) { sampling.top_k = parse_decimal(text, 1, vocab, "--top-k"); },
            "sample only among the K largest logits (ties with the K-th included)")
         ->type_name("K");
     if (!with_eos) return;
     app.add_option_function<std::string>(
-           "--eos-id", [&sampling, vocab](const std::string& text) { sampling.eos_id = parse_decimal(text, 0, vocab - 1, "--eos-id"); },
+           "--eos-id", [&sampling](const std::string& text) { sampling.eos_id = parse_decimal(text, 0, vocab - 1, "--eos-id"); },
            "stop before this token id (50256: <|endoftext|>)")
         ->type_name("ID");
 }

@@ -50,10 +50,8 @@ std::size_t columns_per_chunk(std::size_t n, std::size_t pieces) {
 // operations, lane by lane, as the portable version below.
 typedef float v8 __attribute__((vector_size(32)));  // lanes 8j .. 8j + 7 of the 32
 typedef float v4 __attribute__((vector_size(16)));
-#if !defined(__clang__)
-#pragma GCC diagnostic push
+#pragma GCC diagnostic push  // clang reads GCC's pragmas too (and warns at -O1, as the sanitizer build is)
 #pragma GCC diagnostic ignored "-Wpsabi"  // 32-byte vectors passed without AVX: all inlined, no ABI involved
-#endif
 inline v8 load8(const float* p) {  // an unaligned load, without breaking aliasing rules
     v8 v;
     std::memcpy(&v, p, sizeof v);
@@ -99,9 +97,7 @@ inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
     const float s0 = s4[0] + s4[2], s1 = s4[1] + s4[3];                            // lane[l] += lane[l + 2]
     return s0 + s1;                                                                  // lane[0] += lane[1]
 }
-#if !defined(__clang__)
 #pragma GCC diagnostic pop
-#endif
 #else
 template <bool Prefetch = true>  // no prefetch instructions in portable C++: the same loop either way
 inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
