@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -163,8 +162,7 @@ TEST_CASE("heap blocks are advised huge pages whole, the 2 MB across their seams
 #endif
 }
 
-#ifdef __linux__
-// The parsing itself: settings_test.cpp.
+// The parsing itself: settings_test.cpp. Every platform reads the variable (only Linux acts on it).
 TEST_CASE("LLMFS_HUGE_PAGES sets prefault's pages: unset is auto, then auto, on or off") {
     {
         const EnvGuard env("LLMFS_HUGE_PAGES", nullptr);
@@ -179,6 +177,7 @@ TEST_CASE("LLMFS_HUGE_PAGES sets prefault's pages: unset is auto, then auto, on 
                                                                 Catch::Contains("2 MB pages while they fault in fast"));
 }
 
+#ifdef __linux__
 TEST_CASE("on and off advise 2 MB or 4 KB pages over the block, and automatic what huge_pages_in_use() reports") {
     if (!huge_page_advice_shows()) {
         WARN("huge-page advice does not show in /proc/self/smaps here (no transparent huge pages, or qemu-user)");
