@@ -13,7 +13,8 @@
 # includes what it uses (the PCH only makes that include cheap), and a build with
 #   cmake -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON ...
 # (CMake's own switch) compiles each file without it, as the aarch64 cross-build of .ci/run does
-# (tests/cross/aarch64.sh), so that a file missing an include still fails somewhere.
+# (tests/cross/aarch64.sh: the library, the chapter programs, the exercises and the unit tests), so
+# that a file missing an include still fails somewhere.
 #
 # Not for builds of students' exercises by `llmfs-exercise grade` (they include only
 # llmfs_dependencies.cmake), nor for Catch2's main (common/test_main.cpp defines CATCH_CONFIG_MAIN

@@ -43,8 +43,9 @@ if ((${#missing[@]})) || [[ ${apt_updated:-} == no ]]; then
 fi
 echo "== aarch64: packages ready after $(($(date +%s) - start)) s"
 
-# Without the precompiled headers (cmake/llmfs_pch.cmake): the one build of CI in which every file
-# parses xtensor and fmt itself, so that a file relying on the PCH for an include it lacks fails here.
+# Without the precompiled headers (cmake/llmfs_pch.cmake): CI's one build in which each file parses
+# xtensor and fmt itself (the library, every chapter program and exercise, the unit tests: all but the
+# tools), so that a file relying on the PCH for an include it lacks fails here.
 cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=tests/cross/aarch64-linux-gnu.cmake \
   -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON
 # Only what the selected tests run (the targets unit-tests and unit-and-golden, tests/CMakeLists.txt).
