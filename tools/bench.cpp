@@ -343,18 +343,50 @@ void add_moments(nlohmann::json& row, const BandwidthProbe& probe, double bytes_
     }
 }
 
-// The share of the pooled gemv runs between two counts (gemv_runs()) that prefetched W (kernels.hpp's
-// Prefetch: with auto, whichever row loop streamed faster lately).
-double prefetching_share(const GemvRuns& before, const GemvRuns& after) {
-    const double prefetching = static_cast<double>(after.prefetching - before.prefetching);
-    const double all = prefetching + static_cast<double>(after.plain - before.plain);
-    return all > 0 ? prefetching / all : 0.0;
+// What a decode's steps did, from two readings of gemv_runs() around them (the prompt left out).
+struct StepWork {
+    GemvRuns before, after;
+
+    // The share of the pooled gemv runs that prefetched W (kernels.hpp's Prefetch: with auto,
+    // whichever row loop streamed faster lately).
+    double prefetching_share() const {
+        const double prefetching = static_cast<double>(after.prefetching - before.prefetching);
+        const double all = prefetching + static_cast<double>(after.plain - before.plain);
+        return all > 0 ? prefetching / all : 0.0;
+    }
+    // Where the steps' decode_s seconds went: the pooled products, the attention heads, the rest
+    // (LayerNorm, residual adds, argmax, products too small for the pool); and the rate the products
+    // read W at, over the read passes' bytes/s. What a step loses against its bound is in these.
+    struct Shares {
+        double products = 0, heads = 0, products_rate = 0;
+    };
+    Shares shares(double decode_s, double pass_bytes_per_s) const {
+        const double products_s = after.seconds - before.seconds;
+        if (!(decode_s > 0) || !(products_s > 0) || !(pass_bytes_per_s > 0)) return {};
+        return {products_s / decode_s, (after.head_seconds - before.head_seconds) / decode_s,
+                (after.bytes - before.bytes) / products_s / pass_bytes_per_s};
+    }
+};
+
+// "gemv products 95% (reading W at 90% of the passes' rate), attention heads 3%, the rest 2%"
+std::string describe_step_time(const StepWork::Shares& s) {
+    return fmt::format("gemv products {:.0f}% (reading W at {:.0f}% of the passes' rate), attention heads {:.0f}%, the rest {:.0f}%",
+                       100.0 * s.products, 100.0 * s.products_rate, 100.0 * s.heads,
+                       100.0 * std::max(0.0, 1.0 - s.products - s.heads));
+}
+
+// The same for --json.
+void add_step_time(nlohmann::json& row, const StepWork::Shares& s) {
+    row["products_share_of_step"] = s.products;
+    row["products_rate_over_read_rate"] = s.products_rate;
+    row["attention_heads_share_of_step"] = s.heads;
 }
 
 struct DecodeTiming {
     double first_token_s = 0;  // the prompt
     double decode_s = 0;       // the other tokens
     double rate = 0;           // decoding tokens/s
+    StepWork work;             // of the other tokens
 };
 
 // With a probe, a read pass after every token, its time left out of the decode's.
@@ -365,7 +397,10 @@ DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const 
     const double passes_before = probe ? probe->seconds() : 0.0;
     const auto start = Clock::now();
     const auto on_token = [&](std::size_t step) {
-        if (step == 1) t.first_token_s = seconds_since(start);
+        if (step == 1) {
+            t.first_token_s = seconds_since(start);
+            t.work.before = gemv_runs();
+        }
         if (probe) probe->pass();
     };
     // Sampling draws from a generator seeded 123 afresh for every run: which tokens come out does
@@ -373,6 +408,7 @@ DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const 
     Generator gen;
     gen.manual_seed(123);
     generate(o.path, model, idx, o.tokens, model.cfg.context_length, o.sampling, gen, on_token);
+    t.work.after = gemv_runs();
     t.decode_s = seconds_since(start) - t.first_token_s - (probe ? probe->seconds() - passes_before : 0.0);
     t.rate = o.tokens > 1 && t.decode_s > 0 ? static_cast<double>(o.tokens - 1) / t.decode_s : 0.0;
     return t;
@@ -414,10 +450,10 @@ int generate(const GenerateOptions& o) {
     const double rss = peak_rss_bytes();  // before the probe's buffer
     // The decode again, a read pass between its steps: its rate beside the bandwidth of the same moments.
     BandwidthProbe probe;
-    const GemvRuns runs_before = gemv_runs();
     const DecodeTiming probed = time_decode(o, model, idx, &probe);
-    const double prefetching = prefetching_share(runs_before, gemv_runs());
+    const double prefetching = probed.work.prefetching_share();
     const double bandwidth = probe.bytes_per_s();
+    const StepWork::Shares step_time = probed.work.shares(probed.decode_s, bandwidth);
     const char* path = describe(o.path);
     const std::string decoding = o.sampling.greedy()
                                      ? std::string("greedy")
@@ -438,6 +474,7 @@ int generate(const GenerateOptions& o) {
             {"bandwidth_bound_tokens_per_s", bound}, {"probed_decode_tokens_per_s", probed.rate},
             {"share_of_bound", probed.rate / bound}, {"prefetching_runs_share", prefetching}};
         add_moments(report, probe, weight_bytes);
+        add_step_time(report, step_time);
         if (loaded) {
             report["busy_processes"] = o.load;
             report["loaded_decode_tokens_per_s"] = loaded->rate;
@@ -463,7 +500,8 @@ int generate(const GenerateOptions& o) {
               << fmt::format("by moment            {} (each step against the pass before it)\n",
                              describe_moments(probe, weight_bytes))
               << fmt::format("row loop             prefetching in {:.0f}% of the second decode's products (LLMFS_PREFETCH=auto|on|off)\n",
-                             100.0 * prefetching);
+                             100.0 * prefetching)
+              << fmt::format("step time            {} (the second decode)\n", describe_step_time(step_time));
     if (loaded)
         std::cout << fmt::format("under load           {:.1f} tokens/s beside {} busy process{} ({:.0f}% of idle; prompt {:.3f} s)\n",
                                  loaded->rate, o.load, o.load == 1 ? "" : "es", 100.0 * loaded->rate / decode_rate,
@@ -512,6 +550,7 @@ std::pair<VariantConfig, std::int64_t> script_defaults(const std::string& name, 
 struct VariantDecode {
     double prompt_s = 0, decode_s = 0;
     std::size_t cache_after_prompt = 0;
+    StepWork work;  // of the decoding steps
 };
 
 // generate_text_simple_cached, timed in its two parts: the prompt, then one token per call; with a
@@ -525,6 +564,7 @@ VariantDecode time_variant_decode(VariantGPTModel& model, const std::vector<std:
     d.prompt_s = seconds_since(start);
     d.cache_after_prompt = model.kv_cache_bytes();
     const double passes_before = probe ? probe->seconds() : 0.0;
+    d.work.before = gemv_runs();
     start = Clock::now();
     for (std::size_t i = 0; i < tokens; ++i) {
         if (probe) probe->pass();
@@ -532,6 +572,7 @@ VariantDecode time_variant_decode(VariantGPTModel& model, const std::vector<std:
     }
     if (probe) probe->end_step();
     d.decode_s = seconds_since(start) - (probe ? probe->seconds() - passes_before : 0.0);
+    d.work.after = gemv_runs();
     return d;
 }
 
@@ -559,10 +600,11 @@ int variants(const VariantsOptions& o) {
         const std::size_t cache = model.kv_cache_bytes();
         const double rate = static_cast<double>(o.tokens) / run.decode_s;
         BandwidthProbe probe;
-        const GemvRuns runs_before = gemv_runs();
-        const double probed_rate = static_cast<double>(o.tokens) / time_variant_decode(model, prompt, o.tokens, &probe).decode_s;
-        const double prefetching = prefetching_share(runs_before, gemv_runs());
+        const VariantDecode probed = time_variant_decode(model, prompt, o.tokens, &probe);
+        const double probed_rate = static_cast<double>(o.tokens) / probed.decode_s;
+        const double prefetching = probed.work.prefetching_share();
         const double bandwidth = probe.bytes_per_s();
+        const StepWork::Shares step_time = probed.work.shares(probed.decode_s, bandwidth);
         // A step streams the weights it uses and reads the cache (on average half-way between its sizes).
         const double step_bytes = static_cast<double>(model.parameters_per_token()) * sizeof(float) +
                                   0.5 * static_cast<double>(run.cache_after_prompt + cache);
@@ -574,6 +616,7 @@ int variants(const VariantsOptions& o) {
                                   {"probed_decode_tokens_per_s", probed_rate}, {"share_of_bound", probed_rate / bound},
                                   {"peak_rss_bytes", peak_rss}, {"prefetching_runs_share", prefetching}};
             add_moments(row, probe, step_bytes);
+            add_step_time(row, step_time);
             rows.push_back(std::move(row));
             continue;
         }
@@ -582,7 +625,8 @@ int variants(const VariantsOptions& o) {
                                  100.0 * probed_rate / bound,
                                  static_cast<std::int64_t>(cache) == expected_cache ? "" : "  (cache != estimator)")
                   << fmt::format("{:<8}by moment: {}; prefetching in {:.0f}% of the products\n", "",
-                                 describe_moments(probe, step_bytes), 100.0 * prefetching);
+                                 describe_moments(probe, step_bytes), 100.0 * prefetching)
+                  << fmt::format("{:<8}step time: {}\n", "", describe_step_time(step_time));
     }
     if (o.json) {
         std::cout << nlohmann::json{{"tokens", o.tokens}, {"threads", compute_pool().size()}, {"huge_pages", huge_pages_in_use()},

@@ -173,7 +173,7 @@ Prefetch current_prefetch() {
 }
 
 thread_local PrefetchChooser prefetch_chooser;  // the automatic choice, for the runs this thread starts
-thread_local GemvRuns runs_by_loop;
+thread_local GemvRuns work_so_far;  // this thread's pooled gemv runs and for_each_head calls (gemv_runs())
 
 std::size_t floor_log2(std::size_t bytes) {
     std::size_t log = 0;
@@ -213,7 +213,7 @@ void PrefetchChooser::record(bool prefetched, std::size_t bytes, double seconds)
     size.last_prefetched = prefetched;
 }
 
-GemvRuns gemv_runs() { return runs_by_loop; }
+GemvRuns gemv_runs() { return work_so_far; }
 
 void gemv_many(const std::vector<GemvProduct>& products) {
     std::size_t macs = 0;
@@ -256,9 +256,8 @@ void gemv_many(const std::vector<GemvProduct>& products) {
     const Prefetch mode = current_prefetch();
     const std::size_t bytes = macs * sizeof(float);
     const bool prefetch = mode == Prefetch::automatic ? prefetch_chooser.prefetch_next(bytes) : mode == Prefetch::on;
-    ++(prefetch ? runs_by_loop.prefetching : runs_by_loop.plain);
-    const bool timed = mode == Prefetch::automatic;  // the clock only where the choice learns from it
-    const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    ++(prefetch ? work_so_far.prefetching : work_so_far.plain);
+    const auto start = std::chrono::steady_clock::now();  // two clock reads a run (tens of ns; a run takes 40 us or more)
     compute_pool().run(chunks, [&](std::size_t i) {
         std::size_t s = spans.size() - 1;
         while (spans[s].first_chunk > i) --s;  // the product chunk i belongs to
@@ -269,10 +268,10 @@ void gemv_many(const std::vector<GemvProduct>& products) {
                                                    r1 - r0, p.k);
         if (p.then) p.then(p.y + r0, r1 - r0);
     });
-    if (timed) {
-        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-        prefetch_chooser.record(prefetch, bytes, took.count());
-    }
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    work_so_far.seconds += took.count();
+    work_so_far.bytes += static_cast<double>(bytes);
+    if (mode == Prefetch::automatic) prefetch_chooser.record(prefetch, bytes, took.count());
 }
 
 namespace {
@@ -498,6 +497,10 @@ void layer_norm_rows(float* x, std::size_t rows, std::size_t n, const float* sca
 }
 
 void for_each_head(std::size_t heads, std::size_t macs, const std::function<void(std::size_t, std::vector<float>&)>& fn) {
+    struct Timed {  // however the call ends
+        std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+        ~Timed() { work_so_far.head_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+    } timed;
     SingleThreadedBlas single;  // a head's products are small: OpenBLAS's own threads would only get in the way
     if (macs < kHeadParallelMacs || compute_pool().size() == 1) {
         std::vector<float> scratch;

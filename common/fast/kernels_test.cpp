@@ -252,6 +252,8 @@ TEST_CASE("gemv's pooled runs give the same bits with the prefetching row loop, 
         const std::uint64_t prefetching = after.prefetching - before.prefetching, plain = after.plain - before.plain;
         if (compute_pool().size() == 1) continue;  // one thread: no pooled runs to count
         CHECK(prefetching + plain == 40);
+        CHECK(after.bytes - before.bytes == 40.0 * n * k * sizeof(float));  // W's bytes, once a run
+        CHECK(after.seconds > before.seconds);
         if (mode == Prefetch::on) CHECK(plain == 0);
         if (mode == Prefetch::off) CHECK(prefetching == 0);
         if (mode == Prefetch::automatic) CHECK((prefetching >= 1 && plain >= 1));
@@ -442,7 +444,9 @@ TEST_CASE("for_each_head: the heads on the pool give the bits of the heads one a
             });
             return ctx;
         };
+        const GemvRuns before = gemv_runs();
         const Array<2> serial = heads(0), pooled = heads(NH * T * Tk * hs);
+        CHECK(gemv_runs().head_seconds > before.head_seconds);  // both calls timed, for llmfs-bench's step time
         INFO("T " << T << " after " << offset << " cached, " << compute_pool().size() << " threads");
         CHECK(bit_equal(pooled, serial));
         for (std::size_t h = 0; h < NH; ++h)  // every head wrote its columns
