@@ -354,32 +354,36 @@ struct StepWork {
         const double all = prefetching + static_cast<double>(after.plain - before.plain);
         return all > 0 ? prefetching / all : 0.0;
     }
-    // Where the steps' decode_s seconds went: the pooled products, the attention heads, the rest
-    // (LayerNorm, residual adds, argmax, products too small for the pool); and the rate the products
+    // Where the steps' decode_s seconds went: the one-row products (gemv), the attention heads, the
+    // rest (LayerNorm, residual adds, argmax, many-row products); and the rate the products
     // read W at, over the read passes' bytes/s. What a step loses against its bound is in these.
     struct Shares {
         double products = 0, heads = 0, products_rate = 0;
     };
-    Shares shares(double decode_s, double pass_bytes_per_s) const {
+    // None without steps that ran products (a single new token) or without passes.
+    std::optional<Shares> shares(double decode_s, double pass_bytes_per_s) const {
         const double products_s = after.seconds - before.seconds;
-        if (!(decode_s > 0) || !(products_s > 0) || !(pass_bytes_per_s > 0)) return {};
-        return {products_s / decode_s, (after.head_seconds - before.head_seconds) / decode_s,
-                (after.bytes - before.bytes) / products_s / pass_bytes_per_s};
+        if (!(decode_s > 0) || !(products_s > 0) || !(pass_bytes_per_s > 0)) return std::nullopt;
+        return Shares{products_s / decode_s, (after.head_seconds - before.head_seconds) / decode_s,
+                      (after.bytes - before.bytes) / products_s / pass_bytes_per_s};
     }
 };
 
 // "gemv products 95% (reading W at 90% of the passes' rate), attention heads 3%, the rest 2%"
-std::string describe_step_time(const StepWork::Shares& s) {
+std::string describe_step_time(const std::optional<StepWork::Shares>& shares) {
+    if (!shares) return "no decoding steps";
+    const StepWork::Shares& s = *shares;
     return fmt::format("gemv products {:.0f}% (reading W at {:.0f}% of the passes' rate), attention heads {:.0f}%, the rest {:.0f}%",
                        100.0 * s.products, 100.0 * s.products_rate, 100.0 * s.heads,
                        100.0 * std::max(0.0, 1.0 - s.products - s.heads));
 }
 
-// The same for --json.
-void add_step_time(nlohmann::json& row, const StepWork::Shares& s) {
-    row["products_share_of_step"] = s.products;
-    row["products_rate_over_read_rate"] = s.products_rate;
-    row["attention_heads_share_of_step"] = s.heads;
+// The same for --json (nulls without decoding steps).
+void add_step_time(nlohmann::json& row, const std::optional<StepWork::Shares>& s) {
+    const auto value = [&](double StepWork::Shares::*field) { return s ? nlohmann::json((*s).*field) : nlohmann::json(nullptr); };
+    row["products_share_of_step"] = value(&StepWork::Shares::products);
+    row["products_rate_over_read_rate"] = value(&StepWork::Shares::products_rate);
+    row["attention_heads_share_of_step"] = value(&StepWork::Shares::heads);
 }
 
 struct DecodeTiming {
@@ -395,6 +399,7 @@ DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const 
     // The first new token needs the whole prompt (the prompt time); the rest are decoding steps.
     DecodeTiming t;
     const double passes_before = probe ? probe->seconds() : 0.0;
+    t.work.before = gemv_runs();  // read again after the prompt's token (none when no token is asked for)
     const auto start = Clock::now();
     const auto on_token = [&](std::size_t step) {
         if (step == 1) {
@@ -453,7 +458,7 @@ int generate(const GenerateOptions& o) {
     const DecodeTiming probed = time_decode(o, model, idx, &probe);
     const double prefetching = probed.work.prefetching_share();
     const double bandwidth = probe.bytes_per_s();
-    const StepWork::Shares step_time = probed.work.shares(probed.decode_s, bandwidth);
+    const std::optional<StepWork::Shares> step_time = probed.work.shares(probed.decode_s, bandwidth);
     const char* path = describe(o.path);
     const std::string decoding = o.sampling.greedy()
                                      ? std::string("greedy")
@@ -604,7 +609,7 @@ int variants(const VariantsOptions& o) {
         const double probed_rate = static_cast<double>(o.tokens) / probed.decode_s;
         const double prefetching = probed.work.prefetching_share();
         const double bandwidth = probe.bytes_per_s();
-        const StepWork::Shares step_time = probed.work.shares(probed.decode_s, bandwidth);
+        const std::optional<StepWork::Shares> step_time = probed.work.shares(probed.decode_s, bandwidth);
         // A step streams the weights it uses and reads the cache (on average half-way between its sizes).
         const double step_bytes = static_cast<double>(model.parameters_per_token()) * sizeof(float) +
                                   0.5 * static_cast<double>(run.cache_after_prompt + cache);

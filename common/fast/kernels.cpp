@@ -173,7 +173,7 @@ Prefetch current_prefetch() {
 }
 
 thread_local PrefetchChooser prefetch_chooser;  // the automatic choice, for the runs this thread starts
-thread_local GemvRuns work_so_far;  // this thread's pooled gemv runs and for_each_head calls (gemv_runs())
+thread_local GemvRuns work_so_far;  // this thread's gemv_many and for_each_head calls (gemv_runs())
 
 std::size_t floor_log2(std::size_t bytes) {
     std::size_t log = 0;
@@ -225,6 +225,14 @@ void gemv_many(const std::vector<GemvProduct>& products) {
             if (p.then) p.then(p.y, p.n);
         }
     }
+    const std::size_t bytes = macs * sizeof(float);
+    const auto start = std::chrono::steady_clock::now();  // two clock reads a call (tens of ns; a call takes microseconds)
+    const auto took = [&] {
+        const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+        work_so_far.seconds += seconds.count();
+        work_so_far.bytes += static_cast<double>(bytes);
+        return seconds.count();
+    };
     const std::size_t threads = compute_pool().size();
     if (threads == 1 || macs < kParallelMacs) {
         for (const GemvProduct& p : products) {
@@ -232,6 +240,7 @@ void gemv_many(const std::vector<GemvProduct>& products) {
             gemv_block(p.w, p.x, p.onto, p.y, p.n, p.k);
             if (p.then) p.then(p.y, p.n);
         }
+        took();
         return;
     }
     // Every product's rows cut into chunks, numbered on from one product to the next: the threads go
@@ -254,10 +263,8 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         chunks += (p.n + rows - 1) / rows;
     }
     const Prefetch mode = current_prefetch();
-    const std::size_t bytes = macs * sizeof(float);
     const bool prefetch = mode == Prefetch::automatic ? prefetch_chooser.prefetch_next(bytes) : mode == Prefetch::on;
     ++(prefetch ? work_so_far.prefetching : work_so_far.plain);
-    const auto start = std::chrono::steady_clock::now();  // two clock reads a run (tens of ns; a run takes 40 us or more)
     compute_pool().run(chunks, [&](std::size_t i) {
         std::size_t s = spans.size() - 1;
         while (spans[s].first_chunk > i) --s;  // the product chunk i belongs to
@@ -268,10 +275,8 @@ void gemv_many(const std::vector<GemvProduct>& products) {
                                                    r1 - r0, p.k);
         if (p.then) p.then(p.y + r0, r1 - r0);
     });
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    work_so_far.seconds += took.count();
-    work_so_far.bytes += static_cast<double>(bytes);
-    if (mode == Prefetch::automatic) prefetch_chooser.record(prefetch, bytes, took.count());
+    const double seconds = took();
+    if (mode == Prefetch::automatic) prefetch_chooser.record(prefetch, bytes, seconds);
 }
 
 namespace {

@@ -114,14 +114,14 @@ private:
     };
     std::array<Size, 64> sizes_{};  // by floor(log2(bytes))
 };
-// What the calling thread's pooled gemv runs and for_each_head calls have taken so far, for
+// What the calling thread's gemv products and for_each_head calls have taken so far, for
 // benchmarks' reports of where a decoding step's time goes (llmfs-bench): the difference of two
 // readings covers the calls between them.
 struct GemvRuns {
     std::uint64_t prefetching = 0, plain = 0;  // pooled gemv runs, by row loop
-    double seconds = 0.0;                      // their wall time, each from its start to its return
+    double seconds = 0.0;                      // the wall time of gemv_many calls (gemv's too), pooled or not
     double bytes = 0.0;                        // the bytes of W they read
-    double head_seconds = 0.0;                 // the wall time of for_each_head calls (pooled or not)
+    double head_seconds = 0.0;                 // the wall time of for_each_head calls, pooled or not
 };
 GemvRuns gemv_runs();
 // The same product on the calling thread alone: the reference the pooled gemv is tested against.
