@@ -29,10 +29,10 @@ namespace {
 // Products smaller than this many multiply-adds run on the calling thread.
 constexpr std::size_t kParallelMacs = 1 << 16;
 // Attention heads smaller than this together run on the calling thread (for_each_head). Lower than
-// kParallelMacs: a head's reads of the cache are scattered (a 256-byte slice of every 3 KB row), so
-// a decoding step's heads wait on memory from the first keys on. Against 40 to 82 cached keys the 12
-// heads of 12 layers took 300 us a step on the calling thread, 200 on the pool; against 5 to 40, 150
-// and 120 (Zen 5 VM, the host's fast moments).
+// kParallelMacs: a decoding step's heads wait on memory from the first keys on. Against 40 to 82
+// cached keys the 12 heads of 12 layers took 300 us a step on the calling thread, 200 on the pool;
+// against 5 to 40, 150 and 120 (Zen 5 VM, the host's fast moments; measured when the bonus GPTs kept
+// their caches token-major, each head reading a 256-byte slice of every 3 KB row).
 constexpr std::size_t kHeadParallelMacs = 1 << 12;
 
 // Output columns (rows of the weight) per chunk when a product's n output columns are cut into

@@ -431,7 +431,7 @@ TEST_CASE("linear_rows_many (Q, K and V in one pass) equals one linear_rows each
 
 TEST_CASE("for_each_head: the heads on the pool give the bits of the heads one after another") {
     // One decoding step against a cache of 200 keys (T 1), and a prompt of 70 tokens after 30 cached
-    // (T 70): 12 heads of 64, token-major [T, NH * hs] as the bonus GPTs keep them.
+    // (T 70): 12 heads of 64, token-major [T, NH * hs] as the projections return them.
     const std::size_t NH = 12, hs = 64, C = NH * hs;
     for (const auto& [tokens, cached] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 199}, {70, 30}}) {
         const std::size_t T = tokens, offset = cached, Tk = offset + T;  // named copies: lambdas may capture them

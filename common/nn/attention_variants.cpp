@@ -58,7 +58,7 @@ std::size_t python_tail(std::size_t n, std::int64_t count) {
     return n - std::min<std::size_t>(n, static_cast<std::size_t>(-keep));
 }
 
-// torch.cat([cache, new], dim=1) for token-major caches
+// torch.cat([cache, new], dim=1) for MLA's latent cache, token-major [T_cached, L]
 void append(std::vector<float>& cache, const std::vector<float>& rows) { cache.insert(cache.end(), rows.begin(), rows.end()); }
 
 Array<2> to_rows(std::vector<float> data, std::size_t T, std::size_t C) {
@@ -69,12 +69,59 @@ Array<2> to_rows(std::vector<float> data, std::size_t T, std::size_t C) {
 
 }  // namespace
 
+// ---- HeadMajorCache ----------------------------------------------------------------------------
+
+void HeadMajorCache::reserve(std::size_t tokens) {
+    if (tokens > capacity) move_to(tokens);
+}
+
+void HeadMajorCache::move_to(std::size_t new_capacity) {
+    std::vector<float> moved(G * new_capacity * hs);
+    for (std::size_t g = 0; g < G; ++g) {
+        const float* from = data.data() + (g * capacity + start) * hs;
+        std::copy(from, from + size_ * hs, moved.data() + g * new_capacity * hs);
+    }
+    data = std::move(moved);
+    capacity = new_capacity;
+    start = 0;
+}
+
+void HeadMajorCache::append(const float* rows, std::size_t T) {
+    if (start + size_ + T > capacity) {
+        // The positions dropped at the front are room enough: move the rows there. Otherwise twice the room.
+        move_to(size_ + T <= capacity ? capacity : std::max(size_ + T, 2 * capacity));
+    }
+    for (std::size_t t = 0; t < T; ++t) {
+        for (std::size_t g = 0; g < G; ++g) {  // rows[t, g*hs:(g+1)*hs] -> head g, position size + t
+            const float* row = rows + (t * G + g) * hs;
+            std::copy(row, row + hs, data.data() + (g * capacity + start + size_ + t) * hs);
+        }
+    }
+    size_ += T;
+}
+
+void HeadMajorCache::keep_last(std::size_t n) {
+    if (n > size_) throw std::logic_error("HeadMajorCache::keep_last: " + std::to_string(n) + " of " + std::to_string(size_) + " rows");
+    start += size_ - n;
+    size_ = n;
+}
+
+// ---- attend --------------------------------------------------------------------------------------
+
 std::vector<float> attend(const float* q, const float* k, const float* v, std::size_t T, std::size_t Tk, std::size_t NH,
+                          std::size_t G, std::size_t hs, std::int64_t q_start, std::int64_t k_start,
+                          std::optional<std::int64_t> window) {
+    return attend(q, HeadRows::token_major(k, G, hs), HeadRows::token_major(v, G, hs), T, Tk, NH, G, hs, q_start, k_start,
+                  window);
+}
+
+std::vector<float> attend(const float* q, HeadRows k, HeadRows v, std::size_t T, std::size_t Tk, std::size_t NH,
                           std::size_t G, std::size_t hs, std::int64_t q_start, std::int64_t k_start,
                           std::optional<std::int64_t> window) {
     std::vector<float> ctx(T * NH * hs, 0.0f);  // [T, NH * hs]
     if (T == 0 || hs == 0) return ctx;
-    const std::size_t group_size = NH / G, ldq = NH * hs, ldkv = G * hs;
+    if (k.ld != v.ld) throw std::logic_error("attend: keys' rows " + std::to_string(k.ld) + " floats apart, values' " + std::to_string(v.ld));
+    const std::size_t group_size = NH / G, ldq = NH * hs, ldkv = k.ld;
     const std::int64_t offset = q_start - k_start;
     // W = num_tokens_K + 1 if self.sliding_window_size is None else int(self.sliding_window_size)
     const std::int64_t W = window ? *window : static_cast<std::int64_t>(Tk) + 1;
@@ -84,7 +131,7 @@ std::vector<float> attend(const float* q, const float* k, const float* v, std::s
     if (prefix) {
         for_each_head(NH, macs, [&](std::size_t h, std::vector<float>& scratch) {
             const std::size_t g = h / group_size;  // repeat_interleave: head h uses K/V group h // group_size
-            causal_attention_head(q + h * hs, ldq, k + g * hs, v + g * hs, ldkv, ctx.data() + h * hs, ldq, T,
+            causal_attention_head(q + h * hs, ldq, k.data + g * k.head_stride, v.data + g * v.head_stride, ldkv, ctx.data() + h * hs, ldq, T,
                                   static_cast<std::size_t>(offset), hs, scratch);
         });
         return ctx;
@@ -98,7 +145,7 @@ std::vector<float> attend(const float* q, const float* k, const float* v, std::s
         const std::size_t g = h / group_size;
         for (std::size_t i = 0; i < T; ++i) {
             // attn_scores = queries @ keys.transpose(2, 3): one row
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(Tk), static_cast<int>(hs), 1.0f, k + g * hs,
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(Tk), static_cast<int>(hs), 1.0f, k.data + g * k.head_stride,
                         static_cast<int>(ldkv), q + i * ldq + h * hs, 1, 0.0f, scores, 1);
             for (std::size_t j = 0; j < Tk; ++j) {
                 // diff = q_positions - k_positions; mask_bool = (diff < 0) | (diff >= W)
@@ -107,7 +154,7 @@ std::vector<float> attend(const float* q, const float* k, const float* v, std::s
             }
             causal_softmax_row(scores, weights, Tk, Tk, divisor);
             // context_vec = attn_weights @ values: one row
-            cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(Tk), static_cast<int>(hs), 1.0f, v + g * hs,
+            cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(Tk), static_cast<int>(hs), 1.0f, v.data + g * v.head_stride,
                         static_cast<int>(ldkv), weights, 1, 0.0f, ctx.data() + i * ldq + h * hs, 1);
         }
     });
@@ -120,8 +167,16 @@ MultiHeadAttentionKV::MultiHeadAttentionKV(Generator& gen, std::size_t d_in, std
                                            bool qkv_bias, std::optional<std::int64_t> window)
     : d_out(d_out_), num_heads(num_heads_), head_dim(num_heads_ ? d_out_ / num_heads_ : 0), sliding_window_size(window),
       W_query(gen, d_in, d_out_, qkv_bias), W_key(gen, d_in, d_out_, qkv_bias), W_value(gen, d_in, d_out_, qkv_bias),
-      out_proj(gen, d_out_, d_out_) {
+      out_proj(gen, d_out_, d_out_), cache_k(num_heads, head_dim), cache_v(num_heads, head_dim) {
     check_heads(d_out, num_heads);
+}
+
+void MultiHeadAttentionKV::reserve(std::size_t tokens) {
+    // With a window the cache holds its last W tokens and the new ones: twice W is room for a prompt
+    // of W tokens, then for W steps before the rows move to the front.
+    if (sliding_window_size && *sliding_window_size > 0) tokens = std::min(tokens, 2 * static_cast<std::size_t>(*sliding_window_size));
+    cache_k.reserve(tokens);
+    cache_v.reserve(tokens);
 }
 
 Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
@@ -132,9 +187,9 @@ Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
 
     std::vector<float> ctx;
     if (use_cache) {
-        const std::size_t old_len = cached;
-        append(cache_k, keys_new);  // combined_k = torch.cat([old_cache_k, keys_new], dim=1)
-        append(cache_v, values_new);
+        const std::size_t old_len = cache_k.size();
+        cache_k.append(keys_new.data(), T);  // combined_k = torch.cat([old_cache_k, keys_new], dim=1)
+        cache_v.append(values_new.data(), T);
         const std::size_t combined = old_len + T;
         std::size_t attn_keep = combined;
         if (sliding_window_size) {
@@ -144,18 +199,14 @@ Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
         const std::size_t dropped = combined - attn_keep;
         // k_start_pos_abs = (self.ptr_current_pos - old_len) + dropped; q_start_pos_abs = self.ptr_current_pos
         const std::int64_t k_start = ptr_current_pos - static_cast<std::int64_t>(old_len) + static_cast<std::int64_t>(dropped);
-        ctx = attend(queries.data(), cache_k.data() + dropped * C, cache_v.data() + dropped * C, T, attn_keep, num_heads,
-                     num_heads, head_dim, ptr_current_pos, k_start, sliding_window_size);
+        ctx = attend(queries.data(), cache_k.rows(dropped), cache_v.rows(dropped), T, attn_keep, num_heads, num_heads,
+                     head_dim, ptr_current_pos, k_start, sliding_window_size);
         ptr_current_pos += static_cast<std::int64_t>(T);
         if (sliding_window_size) {
             // cache_keep = min(combined_k.size(1), W); self.cache_k = combined_k[:, -cache_keep:]
             const std::size_t cache_keep = python_tail(combined, *sliding_window_size);
-            const std::size_t drop = (combined - cache_keep) * C;
-            cache_k.erase(cache_k.begin(), cache_k.begin() + static_cast<std::ptrdiff_t>(drop));
-            cache_v.erase(cache_v.begin(), cache_v.begin() + static_cast<std::ptrdiff_t>(drop));
-            cached = cache_keep;
-        } else {
-            cached = combined;
+            cache_k.keep_last(cache_keep);
+            cache_v.keep_last(cache_keep);
         }
     } else {
         ctx = attend(queries.data(), keys_new.data(), values_new.data(), T, T, num_heads, num_heads, head_dim, 0, 0,
@@ -168,7 +219,6 @@ Array<2> MultiHeadAttentionKV::forward(const Array<2>& x, bool use_cache) {
 void MultiHeadAttentionKV::reset_cache() {
     cache_k.clear();
     cache_v.clear();
-    cached = 0;
     ptr_current_pos = 0;
 }
 
@@ -184,7 +234,7 @@ GroupedQueryAttention::GroupedQueryAttention(Generator& gen, std::size_t d_in, s
                 : num_heads_ % num_kv_groups_ != 0 ? throw PythonError("AssertionError: num_heads must be divisible by num_kv_groups")
                 : gen, d_in, num_kv_groups_ * (d_out_ / num_heads_), qkv_bias),
       W_value(gen, d_in, num_kv_groups_ * head_dim, qkv_bias), W_query(gen, d_in, d_out_, qkv_bias),
-      out_proj(gen, d_out_, d_out_, false) {}
+      out_proj(gen, d_out_, d_out_, false), cache_k(num_kv_groups, head_dim), cache_v(num_kv_groups, head_dim) {}
 
 Array<2> GroupedQueryAttention::forward(const Array<2>& x, bool use_cache) {
     check_input(x, W_query.in_features(), "GroupedQueryAttention");
@@ -193,12 +243,10 @@ Array<2> GroupedQueryAttention::forward(const Array<2>& x, bool use_cache) {
     auto [queries, keys, values] = project_each<3>(x.data(), T, {&W_query, &W_key, &W_value});
     std::vector<float> ctx;
     if (use_cache) {
-        const std::size_t old_len = cached;
-        append(cache_k, keys);  // self.cache_k = torch.cat([self.cache_k, keys], dim=2)
-        append(cache_v, values);
-        cached = old_len + T;
+        cache_k.append(keys.data(), T);  // self.cache_k = torch.cat([self.cache_k, keys], dim=2)
+        cache_v.append(values.data(), T);
         // q_positions = arange(ptr, ptr + T), k_positions = arange(T_k): the cache starts at position 0
-        ctx = attend(queries.data(), cache_k.data(), cache_v.data(), T, old_len + T, num_heads, G, head_dim,
+        ctx = attend(queries.data(), cache_k.rows(), cache_v.rows(), T, cache_k.size(), num_heads, G, head_dim,
                      ptr_current_pos, 0, std::nullopt);
         ptr_current_pos += static_cast<std::int64_t>(T);
     } else {
@@ -211,7 +259,6 @@ Array<2> GroupedQueryAttention::forward(const Array<2>& x, bool use_cache) {
 void GroupedQueryAttention::reset_cache() {
     cache_k.clear();
     cache_v.clear();
-    cached = 0;
     ptr_current_pos = 0;
 }
 

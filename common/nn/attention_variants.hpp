@@ -29,12 +29,48 @@
 
 namespace llmfs {
 
+// Keys or values as attend() reads them: key/value head g's row t (hs floats) starts at
+// data + g * head_stride + t * ld.
+struct HeadRows {
+    const float* data;
+    std::size_t ld, head_stride;
+    // [Tk, G * hs], as the projections return them (the scripts' layout)
+    static HeadRows token_major(const float* data, std::size_t G, std::size_t hs) { return {data, G * hs, hs}; }
+};
+
 // The attention every variant computes, per query head h on key/value head h / (NH / G):
-// q [T, NH * hs] at absolute positions q_start.., k and v [Tk, G * hs] at k_start..; a query at
-// position p sees keys at p - window + 1 .. p (window: none = all earlier keys). -> [T, NH * hs]
+// q [T, NH * hs] at absolute positions q_start.., k and v Tk rows of G heads at k_start..; a query
+// at position p sees keys at p - window + 1 .. p (window: none = all earlier keys). -> [T, NH * hs]
+std::vector<float> attend(const float* q, HeadRows k, HeadRows v, std::size_t T, std::size_t Tk, std::size_t NH,
+                          std::size_t G, std::size_t hs, std::int64_t q_start, std::int64_t k_start,
+                          std::optional<std::int64_t> window);
+// The same with k and v token-major, [Tk, G * hs].
 std::vector<float> attend(const float* q, const float* k, const float* v, std::size_t T, std::size_t Tk, std::size_t NH,
                           std::size_t G, std::size_t hs, std::int64_t q_start, std::int64_t k_start,
                           std::optional<std::int64_t> window);
+
+// A layer's cached keys (or values), head-major as chapter 4's KVCache: G heads of [capacity, hs],
+// positions start .. start + size() of each holding the script's self.cache_k[:, :, g] (which it
+// keeps token-major, [T_cached, G * hs]: the same numbers). Each head then reads one stream of
+// rows, where token-major it would read hs floats out of every G * hs.
+class HeadMajorCache {
+public:
+    HeadMajorCache(std::size_t heads, std::size_t head_dim) : G(heads), hs(head_dim) {}
+    void reserve(std::size_t tokens);                    // room for this many, so that appending does not move it
+    void append(const float* rows, std::size_t T);       // rows [T, G * hs]: torch.cat([cache, rows], dim=1)
+    void keep_last(std::size_t n);                       // cache[:, -n:] (n <= size())
+    void clear() { start = size_ = 0; }
+    std::size_t size() const { return size_; }          // T_cached
+    std::size_t bytes() const { return size_ * G * hs * sizeof(float); }
+    // the cached rows from position `from` on (0: the oldest), for attend()
+    HeadRows rows(std::size_t from = 0) const { return {data.data() + (start + from) * hs, hs, capacity * hs}; }
+
+private:
+    void move_to(std::size_t new_capacity);  // the rows to positions 0 .. size() of a new buffer
+    std::size_t G, hs;              // heads, head size
+    std::size_t capacity = 0, start = 0, size_ = 0;
+    std::vector<float> data;        // [G, capacity, hs]
+};
 
 // A layer of attention with its KV cache, as the bonus scripts' GPTModel calls it.
 class KVAttention {
@@ -63,15 +99,14 @@ public:
                          std::optional<std::int64_t> sliding_window_size = std::nullopt);
     Array<2> forward(const Array<2>& x, bool use_cache) override;
     void reset_cache() override;
-    void reserve(std::size_t tokens) override { cache_k.reserve(tokens * d_out); cache_v.reserve(tokens * d_out); }
-    std::size_t cache_bytes() const override { return (cache_k.size() + cache_v.size()) * sizeof(float); }
+    void reserve(std::size_t tokens) override;
+    std::size_t cache_bytes() const override { return cache_k.bytes() + cache_v.bytes(); }
     std::size_t num_parameters() const override {
         return W_query.num_parameters() + W_key.num_parameters() + W_value.num_parameters() + out_proj.num_parameters();
     }
 
 private:
-    std::vector<float> cache_k, cache_v;  // [T_cached, C]: self.cache_k, self.cache_v (token-major)
-    std::size_t cached = 0;               // T_cached (not cache_k.size() / C: C may be 0, --emb_dim 0)
+    HeadMajorCache cache_k, cache_v;      // [NH, T_cached, hs]: self.cache_k, self.cache_v
     std::int64_t ptr_current_pos = 0;     // absolute position of the next token
 };
 
@@ -88,15 +123,17 @@ public:
                           std::size_t num_kv_groups, bool qkv_bias);
     Array<2> forward(const Array<2>& x, bool use_cache) override;
     void reset_cache() override;
-    void reserve(std::size_t tokens) override { cache_k.reserve(tokens * num_kv_groups * head_dim); cache_v.reserve(tokens * num_kv_groups * head_dim); }
-    std::size_t cache_bytes() const override { return (cache_k.size() + cache_v.size()) * sizeof(float); }
+    void reserve(std::size_t tokens) override {
+        cache_k.reserve(tokens);
+        cache_v.reserve(tokens);
+    }
+    std::size_t cache_bytes() const override { return cache_k.bytes() + cache_v.bytes(); }
     std::size_t num_parameters() const override {
         return W_key.num_parameters() + W_value.num_parameters() + W_query.num_parameters() + out_proj.num_parameters();
     }
 
 private:
-    std::vector<float> cache_k, cache_v;  // [T_cached, G * hs]
-    std::size_t cached = 0;               // T_cached (G * hs may be 0)
+    HeadMajorCache cache_k, cache_v;  // [G, T_cached, hs]
     std::int64_t ptr_current_pos = 0;
 };
 

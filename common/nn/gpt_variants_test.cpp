@@ -107,6 +107,58 @@ TEST_CASE("attend: a window that masks every key gives NaN, as softmax over -inf
     CHECK(std::isnan(out[0]));
 }
 
+TEST_CASE("HeadMajorCache: the script's token-major rows head by head, through growth, drops and moves") {
+    const std::size_t G = 3, hs = 4;
+    HeadMajorCache cache(G, hs);
+    std::vector<float> script;  // the script's cache, token-major [T_cached, G * hs]
+    const auto check_same = [&] {
+        const std::size_t T = script.size() / (G * hs);
+        REQUIRE(cache.size() == T);
+        CHECK(cache.bytes() == script.size() * sizeof(float));
+        const HeadRows rows = cache.rows();
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t g = 0; g < G; ++g)
+                for (std::size_t d = 0; d < hs; ++d) CHECK(rows.data[g * rows.head_stride + t * rows.ld + d] == script[(t * G + g) * hs + d]);
+    };
+    cache.reserve(4);
+    unsigned seed = 10;
+    // appends of 3, 1, 1 (the reserved room), then 2 more (it grows), then a window of 5 kept
+    // after each new token, so that the dropped front is reused when the end is reached
+    for (const std::size_t T : {3, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}) {
+        const auto rows = random_floats(T * G * hs, seed++);
+        cache.append(rows.data(), T);
+        script.insert(script.end(), rows.begin(), rows.end());
+        check_same();
+        if (script.size() > 5 * G * hs && seed > 14) {  // combined_k[:, -5:]
+            cache.keep_last(5);
+            script.erase(script.begin(), script.end() - static_cast<std::ptrdiff_t>(5 * G * hs));
+            check_same();
+        }
+    }
+    CHECK_THROWS_AS(cache.keep_last(6), std::logic_error);
+    cache.clear();
+    script.clear();
+    check_same();
+}
+
+TEST_CASE("attend: a head-major cache gives the token-major layout's bits") {
+    const std::size_t NH = 4, G = 2, hs = 8, Tk = 11, dropped = 3;
+    HeadMajorCache keys(G, hs), values(G, hs);
+    const auto k = random_floats(Tk * G * hs, 5), v = random_floats(Tk * G * hs, 6);
+    keys.append(k.data(), Tk);
+    values.append(v.data(), Tk);
+    for (const std::size_t T : {1, 3}) {
+        const auto q = random_floats(T * NH * hs, 7);
+        const std::size_t from = Tk - T;  // the causal prefix path, then a window's masked rows over the last keys
+        CHECK(attend(q.data(), keys.rows(), values.rows(), T, Tk, NH, G, hs, static_cast<std::int64_t>(from), 0, std::nullopt) ==
+              attend(q.data(), k.data(), v.data(), T, Tk, NH, G, hs, static_cast<std::int64_t>(from), 0, std::nullopt));
+        CHECK(attend(q.data(), keys.rows(dropped), values.rows(dropped), T, Tk - dropped, NH, G, hs, static_cast<std::int64_t>(from),
+                     static_cast<std::int64_t>(dropped), 4) ==
+              attend(q.data(), k.data() + dropped * G * hs, v.data() + dropped * G * hs, T, Tk - dropped, NH, G, hs,
+                     static_cast<std::int64_t>(from), static_cast<std::int64_t>(dropped), 4));
+    }
+}
+
 TEST_CASE("generation: the KV cache gives the tokens of the uncached forward, every variant") {
     for (const auto attention : {AttentionKind::mha, AttentionKind::gqa, AttentionKind::mla, AttentionKind::swa}) {
         INFO("attention " << static_cast<int>(attention));
