@@ -121,15 +121,17 @@ TEST_CASE("HeadMajorCache: the script's token-major rows head by head, through g
                 for (std::size_t d = 0; d < hs; ++d) CHECK(rows.data[g * rows.head_stride + t * rows.ld + d] == script[(t * G + g) * hs + d]);
     };
     cache.reserve(4);
-    unsigned seed = 10;
-    // appends of 3, 1, 1 (the reserved room), then 2 more (it grows), then a window of 5 kept
-    // after each new token, so that the dropped front is reused when the end is reached
-    for (const std::size_t T : {3, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}) {
-        const auto rows = random_floats(T * G * hs, seed++);
+    // Appends of 3 and 1 fill the reserved room, the next 1 grows it to 8, 2 more fill 7 of those.
+    // From the fifth append on a window of 5 is kept after each (combined_k[:, -5:]), so the rows
+    // move back to the front of the 8 whenever a new one reaches the end.
+    const std::vector<std::size_t> appends{3, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    for (std::size_t i = 0; i < appends.size(); ++i) {
+        const std::size_t T = appends[i];
+        const auto rows = random_floats(T * G * hs, 10 + static_cast<unsigned>(i));
         cache.append(rows.data(), T);
         script.insert(script.end(), rows.begin(), rows.end());
         check_same();
-        if (script.size() > 5 * G * hs && seed > 14) {  // combined_k[:, -5:]
+        if (i >= 4) {
             cache.keep_last(5);
             script.erase(script.begin(), script.end() - static_cast<std::ptrdiff_t>(5 * G * hs));
             check_same();
