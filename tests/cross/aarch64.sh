@@ -66,8 +66,9 @@ selection=(-L unit)
 #   and sizes: no number the CPU computes in floats. Left out.
 # - Of the GPT-2 124M generation programs (1 to 5 minutes a run here), ch04_gpt's mkl run stays:
 #   the model's logits and greedy tokens. ch04_gpt's default run differs only in dropout's draws,
-#   which the default mode of every other golden checks here; ch04_gpt_script prints ch04_gpt's
-#   tokens again. ch04_kv_cache (200 tokens through the cache, 5.4 minutes here, the longest test by
+#   which the default mode of the smaller goldens checks here (so, for the same reason, do the
+#   default runs of ch04_dummy_gpt and ch04_exercise_4_3, 23 and 40 s here); ch04_gpt_script
+#   prints ch04_gpt's tokens again. ch04_kv_cache (200 tokens through the cache, 5.4 minutes here, the longest test by
 #   far) and ch04_kv_cache_optimized are left out too: the 124M model's decode through a KV cache
 #   runs here in kv_cache_optimized_test (the book's tests.py: 30 tokens through the optimized
 #   cache at 124M, against PyTorch's), and every cache's tokens against the teaching path's in
@@ -83,7 +84,7 @@ selection=(-L unit)
 # than everything else here together); and the --annotate and command-line tests (labels cli and
 # tool), which print the numbers the golden tests check, around the notebook's cells: under qemu
 # each ch04 program runs 50 to 100 times slower, and .ci/run keeps to its time budget.
-[[ $what == all ]] && selection=(-L '^(unit|golden|sources)$' -E '^(golden, this CPU.s BLAS: (ch04_gpt --bernoulli default|(ch04_exercise_4_2|ch04_kv_cache|ch04_kv_cache_optimized|ch04_gpt_script) --bernoulli [a-z]+)|kv_cache_optimized: ?tests.py test_gpt_model_equivalence_not_cached.*|script: ch04_kv_mha .*--max_new_tokens 1100)$')
+[[ $what == all ]] && selection=(-L '^(unit|golden|sources)$' -E '^(golden, this CPU.s BLAS: ((ch04_gpt|ch04_dummy_gpt|ch04_exercise_4_3) --bernoulli default|(ch04_exercise_4_2|ch04_kv_cache|ch04_kv_cache_optimized|ch04_gpt_script) --bernoulli [a-z]+)|kv_cache_optimized: ?tests.py test_gpt_model_equivalence_not_cached.*|script: ch04_kv_mha .*--max_new_tokens 1100)$')
 status=0
 ctest --test-dir build-aarch64 --output-on-failure -j2 --timeout 900 "${selection[@]}" || status=$?
 
