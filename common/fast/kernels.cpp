@@ -58,27 +58,11 @@ inline v8 load8(const float* p) {  // an unaligned load, without breaking aliasi
     return v;
 }
 
-// Prefetch: W's stream 4 KB ahead as well (see Prefetch in kernels.hpp); a hint only, the same bits.
-template <bool Prefetch = true>
-inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
-    static_assert(kDotLanes == 32, "four vectors of 8 lanes");
-    v8 a0{}, a1{}, a2{}, a3{};  // lane[l] sums w[i] * x[i] for i = l (mod 32)
-    std::size_t i = 0;
-    for (; i + kDotLanes <= k; i += kDotLanes) {  // a product, then a sum
-        // W's stream 4 KB ahead, the two cache lines this step will need then: the hardware's own
-        // prefetcher alone kept gemv at 88-91% of a plain summing loop's rate when the VM's memory
-        // ran at 73 GB/s, 96-98% with these. A hint only: it changes no result (and reading past
-        // the end of W cannot fault).
-        if (Prefetch) {
-            __builtin_prefetch(w + i + 1024, 0, 3);
-            __builtin_prefetch(w + i + 1024 + 16, 0, 3);
-        }
-        a0 += load8(w + i) * load8(x + i);
-        a1 += load8(w + i + 8) * load8(x + i + 8);
-        a2 += load8(w + i + 16) * load8(x + i + 16);
-        a3 += load8(w + i + 24) * load8(x + i + 24);
-    }
-    if (i < k) {  // the last k % 32 products, into the first lanes
+// The end of one row's dot_lanes, given its four vectors of lanes after the whole 32-float steps
+// (from i on): the last k % 32 products, into the first lanes; then the lanes added pairwise.
+[[gnu::always_inline]] inline float finish_lanes(v8 a0, v8 a1, v8 a2, v8 a3, const float* w, const float* x,
+                                                 std::size_t i, std::size_t k) {
+    if (i < k) {
         std::array<float, kDotLanes> lane;
         std::memcpy(lane.data(), &a0, sizeof a0);
         std::memcpy(lane.data() + 8, &a1, sizeof a1);
@@ -97,6 +81,64 @@ inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
     const float s0 = s4[0] + s4[2], s1 = s4[1] + s4[3];                            // lane[l] += lane[l + 2]
     return s0 + s1;                                                                  // lane[0] += lane[1]
 }
+
+// Prefetch: W's stream 4 KB ahead as well (see Prefetch in kernels.hpp); a hint only, the same bits.
+template <bool Prefetch = true>
+[[gnu::always_inline]] inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
+    static_assert(kDotLanes == 32, "four vectors of 8 lanes");
+    v8 a0{}, a1{}, a2{}, a3{};  // lane[l] sums w[i] * x[i] for i = l (mod 32)
+    std::size_t i = 0;
+    for (; i + kDotLanes <= k; i += kDotLanes) {  // a product, then a sum
+        // W's stream 4 KB ahead, the two cache lines this step will need then: the hardware's own
+        // prefetcher alone kept gemv at 88-91% of a plain summing loop's rate when the VM's memory
+        // ran at 73 GB/s, 96-98% with these. A hint only: it changes no result (and reading past
+        // the end of W cannot fault).
+        if (Prefetch) {
+            __builtin_prefetch(w + i + 1024, 0, 3);
+            __builtin_prefetch(w + i + 1024 + 16, 0, 3);
+        }
+        a0 += load8(w + i) * load8(x + i);
+        a1 += load8(w + i + 8) * load8(x + i + 8);
+        a2 += load8(w + i + 16) * load8(x + i + 16);
+        a3 += load8(w + i + 24) * load8(x + i + 24);
+    }
+    return finish_lanes(a0, a1, a2, a3, w, x, i, k);
+}
+
+// dot_lanes of three rows at once: each 8 floats of x loaded once for the three rows' products.
+// Row r's lanes see the same products and sums in the same order as dot_lanes_inline(w_r, x, k),
+// so the same bits. Twelve vectors of lanes and one of x fit AVX2's 16 registers (and NEON's 32, two
+// each); SSE2's 16 cannot hold the 24 halves, so some live on the stack (in a harness that build
+// still read 5% faster than one row at a time: docs/performance-history.md). Always inlined: called
+// from a target_clones function, an outlined copy would be built for the default target only.
+[[gnu::always_inline]] inline void dot_lanes_three(const float* w0, const float* w1, const float* w2,
+                                                   const float* x, std::size_t k, float& y0, float& y1, float& y2) {
+    v8 a0{}, a1{}, a2{}, a3{};  // row 0's lanes
+    v8 b0{}, b1{}, b2{}, b3{};  // row 1's
+    v8 c0{}, c1{}, c2{}, c3{};  // row 2's
+    std::size_t i = 0;
+    for (; i + kDotLanes <= k; i += kDotLanes) {
+        v8 xv = load8(x + i);  // lanes 0 to 7
+        a0 += load8(w0 + i) * xv;
+        b0 += load8(w1 + i) * xv;
+        c0 += load8(w2 + i) * xv;
+        xv = load8(x + i + 8);  // lanes 8 to 15
+        a1 += load8(w0 + i + 8) * xv;
+        b1 += load8(w1 + i + 8) * xv;
+        c1 += load8(w2 + i + 8) * xv;
+        xv = load8(x + i + 16);  // lanes 16 to 23
+        a2 += load8(w0 + i + 16) * xv;
+        b2 += load8(w1 + i + 16) * xv;
+        c2 += load8(w2 + i + 16) * xv;
+        xv = load8(x + i + 24);  // lanes 24 to 31
+        a3 += load8(w0 + i + 24) * xv;
+        b3 += load8(w1 + i + 24) * xv;
+        c3 += load8(w2 + i + 24) * xv;
+    }
+    y0 = finish_lanes(a0, a1, a2, a3, w0, x, i, k);
+    y1 = finish_lanes(b0, b1, b2, b3, w1, x, i, k);
+    y2 = finish_lanes(c0, c1, c2, c3, w2, x, i, k);
+}
 #pragma GCC diagnostic pop
 #else
 template <bool Prefetch = true>  // no prefetch instructions in portable C++: the same loop either way
@@ -109,6 +151,12 @@ inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
     for (std::size_t half = kDotLanes / 2; half > 0; half /= 2)  // lane[l] += lane[l + half]: 16, 8, 4, 2, 1
         for (std::size_t l = 0; l < half; ++l) lane[l] += lane[l + half];
     return lane[0];
+}
+inline void dot_lanes_three(const float* w0, const float* w1, const float* w2, const float* x, std::size_t k,
+                            float& y0, float& y1, float& y2) {  // the portable loop keeps one row's lanes at a time
+    y0 = dot_lanes_inline(w0, x, k);
+    y1 = dot_lanes_inline(w1, x, k);
+    y2 = dot_lanes_inline(w2, x, k);
 }
 #endif
 
@@ -128,10 +176,21 @@ LLMFS_ROW_LOOP_CLONES void gemv_block(const float* w, const float* x, const floa
                                       std::size_t k) {
     for (std::size_t r = 0; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<true>(w + r * k, x, k);
 }
-// The same without prefetch instructions (Prefetch::off, or the automatic choice's other loop).
-LLMFS_ROW_LOOP_CLONES void gemv_block_plain(const float* w, const float* x, const float* onto, float* y,
-                                            std::size_t n, std::size_t k) {
-    for (std::size_t r = 0; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<false>(w + r * k, x, k);
+// The same bits without prefetch instructions (Prefetch::off, or the automatic choice's other loop),
+// and reading W as three streams: the rows [0, n) cut into three thirds of g rows (and the n % 3
+// rows left at the end), row j of each third summed together with the same row of the other two
+// (dot_lanes_three), so x's loads serve three rows. See kernels.hpp (gemv_three_streams).
+LLMFS_ROW_LOOP_CLONES void gemv_block_three_streams(const float* w, const float* x, const float* onto, float* y,
+                                                    std::size_t n, std::size_t k) {
+    const std::size_t g = n / 3;
+    for (std::size_t j = 0; j < g; ++j) {
+        float d0, d1, d2;
+        dot_lanes_three(w + j * k, w + (j + g) * k, w + (j + 2 * g) * k, x, k, d0, d1, d2);
+        y[j] = (onto ? onto[j] : 0.0f) + d0;
+        y[j + g] = (onto ? onto[j + g] : 0.0f) + d1;
+        y[j + 2 * g] = (onto ? onto[j + 2 * g] : 0.0f) + d2;
+    }
+    for (std::size_t r = 3 * g; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<false>(w + r * k, x, k);
 }
 
 }  // namespace
@@ -271,8 +330,8 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         const GemvProduct& p = *spans[s].product;
         const std::size_t r0 = (i - spans[s].first_chunk) * spans[s].rows_per_chunk;
         const std::size_t r1 = std::min(p.n, r0 + spans[s].rows_per_chunk);
-        (prefetch ? gemv_block : gemv_block_plain)(p.w + r0 * p.k, p.x, p.onto ? p.onto + r0 : nullptr, p.y + r0,
-                                                   r1 - r0, p.k);
+        (prefetch ? gemv_block : gemv_block_three_streams)(p.w + r0 * p.k, p.x, p.onto ? p.onto + r0 : nullptr,
+                                                           p.y + r0, r1 - r0, p.k);
         if (p.then) p.then(p.y + r0, r1 - r0);
     });
     const double seconds = took();
@@ -281,15 +340,24 @@ void gemv_many(const std::vector<GemvProduct>& products) {
 
 namespace {
 
-// x[0] + ... + x[n - 1] in 32 lanes, the row loop's width (the order of the sums does not matter here).
+// x[0] + ... + x[n - 1] in 32 lanes, the row loop's width, read as gemv's plain loop reads W: three
+// streams, the thirds of x (whole steps of 32 floats; the rest at the end) summed side by side.
+// The order of the sums does not matter here.
 LLMFS_ROW_LOOP_CLONES float sum_block(const float* x, std::size_t n) {
-    std::array<float, kDotLanes> lane{};
-    std::size_t i = 0;
+    std::array<float, kDotLanes> a{}, b{}, c{};  // the thirds' lanes
+    const std::size_t third = n / 3 / kDotLanes * kDotLanes;
+    for (std::size_t i = 0; i < third; i += kDotLanes)
+        for (std::size_t l = 0; l < kDotLanes; ++l) {
+            a[l] += x[i + l];
+            b[l] += x[third + i + l];
+            c[l] += x[2 * third + i + l];
+        }
+    std::size_t i = 3 * third;
     for (; i + kDotLanes <= n; i += kDotLanes)
-        for (std::size_t l = 0; l < kDotLanes; ++l) lane[l] += x[i + l];
-    for (std::size_t l = 0; i + l < n; ++l) lane[l] += x[i + l];
+        for (std::size_t l = 0; l < kDotLanes; ++l) a[l] += x[i + l];
+    for (std::size_t l = 0; i + l < n; ++l) a[l] += x[i + l];
     float sum = 0.0f;
-    for (float v : lane) sum += v;
+    for (std::size_t l = 0; l < kDotLanes; ++l) sum += a[l] + b[l] + c[l];
     return sum;
 }
 
@@ -311,6 +379,16 @@ float read_pass(const float* x, std::size_t n) {
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto, RowsFn then) {
     if (n == 0) return;
     gemv_many({{w, x, y, n, k, onto, then}});  // rows [r0, r1) of y on the pool, each row as gemv_block sums it
+}
+
+void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto) {
+    if (n == 0) return;
+    if (k == 0) {  // y = onto (or 0), as gemv_many leaves it
+        if (!onto) std::fill(y, y + n, 0.0f);
+        else if (onto != y) std::copy(onto, onto + n, y);
+        return;
+    }
+    gemv_block_three_streams(w, x, onto, y, n, k);
 }
 
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {
