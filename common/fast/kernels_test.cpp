@@ -272,7 +272,6 @@ TEST_CASE("gemv's pooled runs give the same bits with the prefetching row loop, 
         }
         const GemvRuns after = gemv_runs();
         const std::uint64_t prefetching = after.prefetching - before.prefetching, plain = after.plain - before.plain;
-        if (compute_pool().size() == 1) continue;  // one thread: no pooled runs to count
         CHECK(prefetching + plain == 40);
         CHECK(after.bytes - before.bytes == 40.0 * n * k * sizeof(float));  // W's bytes, once a run
         CHECK(after.seconds > before.seconds);
