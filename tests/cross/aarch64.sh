@@ -61,18 +61,18 @@ mkdir -p "$outcomes"
 selection=(-L unit)
 # What runs under qemu and what is left out (measured on a moderately busy host, 2026-11-27: the
 # tests took 17 minutes two at a time, the largest 5 minutes alone; 15 minutes on a busy one,
-# 2026-11-28, before the two cuts of 2026-11-28 below):
+# 2026-11-28, before that day's cuts below: ch04_kv_cache, the 1100 new tokens, two default runs):
 # - ch04_exercise_4_2 builds all four GPT-2 sizes (5 minutes a run here) to print parameter counts
 #   and sizes: no number the CPU computes in floats. Left out.
 # - Of the GPT-2 124M generation programs (1 to 5 minutes a run here), ch04_gpt's mkl run stays:
 #   the model's logits and greedy tokens. ch04_gpt's default run differs only in dropout's draws,
 #   which the default mode of the smaller goldens checks here (so, for the same reason, do the
 #   default runs of ch04_dummy_gpt and ch04_exercise_4_3, 23 and 40 s here); ch04_gpt_script
-#   prints ch04_gpt's tokens again. ch04_kv_cache (200 tokens through the cache, 5.4 minutes here, the longest test by
-#   far) and ch04_kv_cache_optimized are left out too: the 124M model's decode through a KV cache
-#   runs here in kv_cache_optimized_test (the book's tests.py: 30 tokens through the optimized
-#   cache at 124M, against PyTorch's), and every cache's tokens against the teaching path's in
-#   kv_cache_test and gpt_variants_test, on small models.
+#   prints ch04_gpt's tokens again. ch04_kv_cache (200 tokens through the cache, 5.4 minutes here,
+#   the longest test by far) and ch04_kv_cache_optimized are left out too: the 124M model's decode
+#   through a KV cache runs here in kv_cache_optimized_test (the book's tests.py: 30 tokens through
+#   the optimized cache at 124M, against PyTorch's), and every cache's tokens against the teaching
+#   path's in kv_cache_test and gpt_variants_test, on small models.
 # - The bonus scripts' GPTs run here in their small configurations (label golden), all but
 #   ch04_kv_mha's 1100 new tokens (1.7 minutes here): what it checks beyond the others, a cache
 #   longer than 1024 positions, is Python's, not the CPU's, and the x86 phases run it.
