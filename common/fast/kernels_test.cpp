@@ -24,10 +24,11 @@ Array<N> randn_array(std::uint64_t seed, const std::array<std::size_t, N>& shape
     return randn<N>(gen, shape);
 }
 
-// Same bits, element for element (NaNs and signed zeros included).
+// Same bits, element for element (NaNs and signed zeros included). Empty arrays may hold null
+// pointers, which memcmp must not be given even for 0 bytes.
 template <class A, class B>
 bool bit_equal(const A& a, const B& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 // The teaching path of MultiHeadAttention::forward between the projections and out_proj, for
