@@ -274,13 +274,23 @@ void PrefetchChooser::record(bool prefetched, std::size_t bytes, double seconds)
 
 GemvRuns gemv_runs() { return work_so_far; }
 
+namespace {
+
+// y = onto (or 0) for a product with k == 0: no rows to read, nothing added (not even 0, which
+// would turn -0 into +0).
+void set_to_onto(float* y, const float* onto, std::size_t n) {
+    if (!onto) std::fill(y, y + n, 0.0f);
+    else if (onto != y) std::copy(onto, onto + n, y);
+}
+
+}  // namespace
+
 void gemv_many(const std::vector<GemvProduct>& products) {
     std::size_t macs = 0;
     for (const GemvProduct& p : products) {
         macs += p.n * p.k;
-        if (p.k == 0) {  // y = onto (or 0): no rows to read, nothing added (not even 0, which would turn -0 into +0)
-            if (!p.onto) std::fill(p.y, p.y + p.n, 0.0f);
-            else if (p.onto != p.y) std::copy(p.onto, p.onto + p.n, p.y);
+        if (p.k == 0) {
+            set_to_onto(p.y, p.onto, p.n);
             if (p.then) p.then(p.y, p.n);
         }
     }
@@ -385,9 +395,8 @@ void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k
 
 void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto) {
     if (n == 0) return;
-    if (k == 0) {  // y = onto (or 0), as gemv_many leaves it
-        if (!onto) std::fill(y, y + n, 0.0f);
-        else if (onto != y) std::copy(onto, onto + n, y);
+    if (k == 0) {
+        set_to_onto(y, onto, n);
         return;
     }
     gemv_block_three_streams(w, x, onto, y, n, k);
