@@ -107,10 +107,12 @@ template <bool Prefetch = true>
 
 // dot_lanes of three rows at once: each 8 floats of x loaded once for the three rows' products.
 // Row r's lanes see the same products and sums in the same order as dot_lanes_inline(w_r, x, k),
-// so the same bits. Twelve vectors of lanes and one of x fit AVX2's 16 registers (and NEON's 32, two
-// each); SSE2's 16 cannot hold the 24 halves, so some live on the stack (in a harness that build
-// still read 5% faster than one row at a time: docs/performance-history.md). Always inlined: called
-// from a target_clones function, an outlined copy would be built for the default target only.
+// so the same bits. Prefetch: each row's stream 4 KB ahead as well, as dot_lanes_inline does.
+// Twelve vectors of lanes and one of x fit AVX2's 16 registers (and NEON's 32, two each); SSE2's 16
+// cannot hold the 24 halves, so some live on the stack (in a harness that build still read 5%
+// faster than one row at a time: docs/performance-history.md). Always inlined: called from a
+// target_clones function, an outlined copy would be built for the default target only.
+template <bool Prefetch>
 [[gnu::always_inline]] inline void dot_lanes_three(const float* w0, const float* w1, const float* w2,
                                                    const float* x, std::size_t k, float& y0, float& y1, float& y2) {
     v8 a0{}, a1{}, a2{}, a3{};  // row 0's lanes
@@ -118,6 +120,12 @@ template <bool Prefetch = true>
     v8 c0{}, c1{}, c2{}, c3{};  // row 2's
     std::size_t i = 0;
     for (; i + kDotLanes <= k; i += kDotLanes) {
+        if (Prefetch) {
+            for (const float* w : {w0, w1, w2}) {
+                __builtin_prefetch(w + i + 1024, 0, 3);
+                __builtin_prefetch(w + i + 1024 + 16, 0, 3);
+            }
+        }
         v8 xv = load8(x + i);  // lanes 0 to 7
         a0 += load8(w0 + i) * xv;
         b0 += load8(w1 + i) * xv;
@@ -152,6 +160,7 @@ inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
         for (std::size_t l = 0; l < half; ++l) lane[l] += lane[l + half];
     return lane[0];
 }
+template <bool Prefetch>
 inline void dot_lanes_three(const float* w0, const float* w1, const float* w2, const float* x, std::size_t k,
                             float& y0, float& y1, float& y2) {  // the portable loop keeps one row's lanes at a time
     y0 = dot_lanes_inline(w0, x, k);
@@ -176,21 +185,31 @@ LLMFS_ROW_LOOP_CLONES void gemv_block(const float* w, const float* x, const floa
                                       std::size_t k) {
     for (std::size_t r = 0; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<true>(w + r * k, x, k);
 }
-// The same bits without prefetch instructions (Prefetch::off, or the automatic choice's other loop),
-// and reading W as three streams: the rows [0, n) cut into three thirds of g rows (and the n % 3
-// rows left at the end), row j of each third summed together with the same row of the other two
-// (dot_lanes_three), so x's loads serve three rows. See kernels.hpp (gemv_three_streams).
-LLMFS_ROW_LOOP_CLONES void gemv_block_three_streams(const float* w, const float* x, const float* onto, float* y,
-                                                    std::size_t n, std::size_t k) {
+// The same bits, reading W as three streams: the rows [0, n) cut into three thirds of g rows (and
+// the n % 3 rows left at the end), row j of each third summed together with the same row of the
+// other two (dot_lanes_three), so x's loads serve three rows. See kernels.hpp (gemv_three_streams).
+// The pooled runs' two row loops: with prefetch instructions or without (Prefetch in kernels.hpp).
+template <bool Prefetch>
+[[gnu::always_inline]] inline void gemv_block_three_streams(const float* w, const float* x, const float* onto,
+                                                            float* y, std::size_t n, std::size_t k) {
     const std::size_t g = n / 3;
     for (std::size_t j = 0; j < g; ++j) {
         float d0, d1, d2;
-        dot_lanes_three(w + j * k, w + (j + g) * k, w + (j + 2 * g) * k, x, k, d0, d1, d2);
+        dot_lanes_three<Prefetch>(w + j * k, w + (j + g) * k, w + (j + 2 * g) * k, x, k, d0, d1, d2);
         y[j] = (onto ? onto[j] : 0.0f) + d0;
         y[j + g] = (onto ? onto[j + g] : 0.0f) + d1;
         y[j + 2 * g] = (onto ? onto[j + 2 * g] : 0.0f) + d2;
     }
-    for (std::size_t r = 3 * g; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<false>(w + r * k, x, k);
+    for (std::size_t r = 3 * g; r < n; ++r)
+        y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<Prefetch>(w + r * k, x, k);
+}
+LLMFS_ROW_LOOP_CLONES void gemv_three_streams_prefetching(const float* w, const float* x, const float* onto, float* y,
+                                                          std::size_t n, std::size_t k) {
+    gemv_block_three_streams<true>(w, x, onto, y, n, k);
+}
+LLMFS_ROW_LOOP_CLONES void gemv_three_streams_plain(const float* w, const float* x, const float* onto, float* y,
+                                                    std::size_t n, std::size_t k) {
+    gemv_block_three_streams<false>(w, x, onto, y, n, k);
 }
 
 }  // namespace
@@ -304,7 +323,8 @@ void gemv_many(const std::vector<GemvProduct>& products) {
     };
     // Small products on the calling thread, row after row. Large ones go through the pool's chunks
     // and the choice of row loop even when the pool has one thread: there too the three-stream loop
-    // read 25% faster than the prefetching one on the busy Zen 3 VM (LLMFS_THREADS=1, 2026-11-28).
+    // read 25% faster than the prefetching one (then one row at a time) on the busy Zen 3 VM
+    // (LLMFS_THREADS=1, 2026-11-28).
     if (macs < kParallelMacs) {
         for (const GemvProduct& p : products) {
             if (p.k == 0) continue;  // done above
@@ -342,8 +362,8 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         const GemvProduct& p = *spans[s].product;
         const std::size_t r0 = (i - spans[s].first_chunk) * spans[s].rows_per_chunk;
         const std::size_t r1 = std::min(p.n, r0 + spans[s].rows_per_chunk);
-        (prefetch ? gemv_block : gemv_block_three_streams)(p.w + r0 * p.k, p.x, p.onto ? p.onto + r0 : nullptr,
-                                                           p.y + r0, r1 - r0, p.k);
+        (prefetch ? gemv_three_streams_prefetching : gemv_three_streams_plain)(
+            p.w + r0 * p.k, p.x, p.onto ? p.onto + r0 : nullptr, p.y + r0, r1 - r0, p.k);
         if (p.then) p.then(p.y + r0, r1 - r0);
     });
     const double seconds = took();
@@ -393,13 +413,14 @@ void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k
     gemv_many({{w, x, y, n, k, onto, then}});  // rows [r0, r1) of y on the pool, each row as gemv_block sums it
 }
 
-void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto) {
+void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto,
+                        bool prefetch) {
     if (n == 0) return;
     if (k == 0) {
         set_to_onto(y, onto, n);
         return;
     }
-    gemv_block_three_streams(w, x, onto, y, n, k);
+    (prefetch ? gemv_three_streams_prefetching : gemv_three_streams_plain)(w, x, onto, y, n, k);
 }
 
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {

@@ -68,17 +68,20 @@ struct GemvProduct {
     RowsFn then = nullptr;        // applied to y once W @ x is in it (pieces of y in any order: elementwise only)
 };
 void gemv_many(const std::vector<GemvProduct>& products);
-// The row loop of gemv's pooled runs comes in two forms with the same float operations in the same
-// order for each row, so the same bits: one goes row after row and prefetches W 4 KB ahead (the two
-// cache lines of every 32 floats); the other leaves the reading ahead to the hardware and sums three
-// rows at once, from three thirds of each chunk (gemv_three_streams). Which streams faster depends
-// on the moment, not on the machine alone. On the Zen 5 VM the prefetches took gemv from 88-91% to
-// 96-98% of a summing loop's rate when the host's memory ran at 73 GB/s; when the host was busy (18
-// to 29 GB/s a pass, its cores slower too) they cost a decoding step 11 to 14 points of its bound
-// (alternated runs: 68 to 81% with them, 80 to 91% without), and on a busy Zen 3 VM the plain loop
-// read 20% faster once it took three rows at once (x loaded a third as often; three streams read
-// faster than one there). So by default (automatic) each pooled run takes whichever loop ran
-// faster lately for runs of its size (PrefetchChooser).
+// The row loop of gemv's pooled runs sums three rows at once, from three thirds of each chunk
+// (gemv_three_streams), and comes in two forms with the same float operations in the same order for
+// each row, so the same bits: one prefetches each of the three streams 4 KB ahead (the two cache
+// lines of every 32 floats); the other leaves the reading ahead to the hardware. Which streams
+// faster depends on the moment, not on the machine alone. On the Zen 5 VM the prefetches (then in a
+// loop of one row at a time) took gemv from 88-91% to 96-98% of a summing loop's rate when the
+// host's memory ran at 73 GB/s; when the host was busy (18 to 29 GB/s a pass, its cores slower too)
+// they cost a decoding step 11 to 14 points of its bound (alternated runs: 68 to 81% with them, 80
+// to 91% without). On a busy Zen 3 VM the plain loop read 20% faster once it took three rows at
+// once (x loaded a third as often; three streams read faster than one there); on an Emerald
+// Rapids VM (Intel family 6 model 207) the prefetching loop, which won most runs there, read 5%
+// faster once it took three rows at once too (93% of the bound against 89%). So by default
+// (automatic) each pooled run takes whichever loop ran faster lately for runs of its size
+// (PrefetchChooser).
 // LLMFS_PREFETCH=auto|on|off sets it for a process; a program may choose with set_prefetch().
 using Prefetch = AutoOnOff;
 // LLMFS_PREFETCH if set (auto, on or off), else Prefetch::automatic. Throws std::invalid_argument
@@ -129,12 +132,13 @@ struct GemvRuns {
 GemvRuns gemv_runs();
 // The same product on the calling thread alone: the reference the pooled gemv is tested against.
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
-// y[n] = onto[n] (or 0) + W[n, k] @ x[k] on the calling thread, as the plain row loop of gemv's
-// pooled runs reads each chunk of W: the n rows cut into three thirds of n / 3 rows (the n % 3 left
-// over go last, one at a time), row j of each third summed side by side, so that each 8 floats of x
-// are loaded once for three rows and W is read as three streams. Each row is still one dot_lanes:
-// the same bits as gemv_one_call. onto may be y itself.
-void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto);
+// y[n] = onto[n] (or 0) + W[n, k] @ x[k] on the calling thread, as the row loops of gemv's pooled
+// runs read each chunk of W (with prefetch instructions or without): the n rows cut into three
+// thirds of n / 3 rows (the n % 3 left over go last, one at a time), row j of each third summed side
+// by side, so that each 8 floats of x are loaded once for three rows and W is read as three streams.
+// Each row is still one dot_lanes: the same bits as gemv_one_call. onto may be y itself.
+void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto,
+                        bool prefetch);
 
 // The sum of x[0, n), read the way gemv reads a weight: on compute_pool() in chunks cut as gemv_many
 // cuts W (64 KB, each thread its own contiguous share), each summed in 32 lanes by a loop built like gemv's

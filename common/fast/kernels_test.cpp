@@ -140,24 +140,25 @@ TEST_CASE("gemv's rows are dot_lanes's bits, whichever build of its row loop thi
 
 TEST_CASE("gemv_three_streams: each row is dot_lanes's bits, for any row count and with onto a bias, y or none") {
     // n from 0 to 8 (thirds of 0, 1 and 2 rows, and 0 to 2 rows left over) and a 64 KB chunk's 21
-    // and 22 rows; k with and without a tail after the whole 32-float steps.
-    for (const std::size_t k : {1, 31, 32, 33, 96, 768, 3075})
-        for (const std::size_t n : {0, 1, 2, 3, 4, 5, 6, 7, 8, 21, 22}) {
-            const Array<2> w = randn_array<2>(k + n, {n, k});
-            const Array<1> x = randn_array<1>(k + 5, {k}), bias = randn_array<1>(n + 6, {n});
-            Array<1> none = xt::full_like(bias, std::numeric_limits<float>::quiet_NaN()), onto_bias = none;
-            Array<1> onto_y = bias;  // y += W @ x
-            gemv_three_streams(w.data(), x.data(), none.data(), n, k, nullptr);
-            gemv_three_streams(w.data(), x.data(), onto_bias.data(), n, k, bias.data());
-            gemv_three_streams(w.data(), x.data(), onto_y.data(), n, k, onto_y.data());
-            Array<1> expected_none = Array<1>::from_shape({n}), expected_bias = bias;
-            gemv_one_call(w.data(), x.data(), expected_none.data(), n, k, false);
-            gemv_one_call(w.data(), x.data(), expected_bias.data(), n, k, true);
-            INFO(n << " rows of " << k);
-            CHECK(bit_equal(none, expected_none));
-            CHECK(bit_equal(onto_bias, expected_bias));
-            CHECK(bit_equal(onto_y, expected_bias));
-        }
+    // and 22 rows; k with and without a tail after the whole 32-float steps; both row loops.
+    for (const bool prefetch : {false, true})
+        for (const std::size_t k : {1, 31, 32, 33, 96, 768, 3075})
+            for (const std::size_t n : {0, 1, 2, 3, 4, 5, 6, 7, 8, 21, 22}) {
+                const Array<2> w = randn_array<2>(k + n, {n, k});
+                const Array<1> x = randn_array<1>(k + 5, {k}), bias = randn_array<1>(n + 6, {n});
+                Array<1> none = xt::full_like(bias, std::numeric_limits<float>::quiet_NaN()), onto_bias = none;
+                Array<1> onto_y = bias;  // y += W @ x
+                gemv_three_streams(w.data(), x.data(), none.data(), n, k, nullptr, prefetch);
+                gemv_three_streams(w.data(), x.data(), onto_bias.data(), n, k, bias.data(), prefetch);
+                gemv_three_streams(w.data(), x.data(), onto_y.data(), n, k, onto_y.data(), prefetch);
+                Array<1> expected_none = Array<1>::from_shape({n}), expected_bias = bias;
+                gemv_one_call(w.data(), x.data(), expected_none.data(), n, k, false);
+                gemv_one_call(w.data(), x.data(), expected_bias.data(), n, k, true);
+                INFO(n << " rows of " << k << (prefetch ? ", prefetching" : ", plain"));
+                CHECK(bit_equal(none, expected_none));
+                CHECK(bit_equal(onto_bias, expected_bias));
+                CHECK(bit_equal(onto_y, expected_bias));
+            }
 }
 
 TEST_CASE("gemv equals gemm with one row, within rounding") {
