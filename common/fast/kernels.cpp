@@ -410,7 +410,7 @@ float read_pass(const float* x, std::size_t n) {
 
 void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto, RowsFn then) {
     if (n == 0) return;
-    gemv_many({{w, x, y, n, k, onto, then}});  // rows [r0, r1) of y on the pool, each row as gemv_block sums it
+    gemv_many({{w, x, y, n, k, onto, then}});  // rows [r0, r1) of y on the pool, each row one dot_lanes
 }
 
 void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto,
