@@ -111,8 +111,12 @@ void HeadMajorCache::keep_last(std::size_t n) {
 std::vector<float> attend(const float* q, const float* k, const float* v, std::size_t T, std::size_t Tk, std::size_t NH,
                           std::size_t G, std::size_t hs, std::int64_t q_start, std::int64_t k_start,
                           std::optional<std::int64_t> window) {
-    return attend(q, HeadRows::token_major(k, G, hs), HeadRows::token_major(v, G, hs), T, Tk, NH, G, hs, q_start, k_start,
-                  window);
+    HeadMajorCache keys(G, hs), values(G, hs);  // [G, Tk, hs] each
+    keys.reserve(Tk);
+    values.reserve(Tk);
+    keys.append(k, Tk);
+    values.append(v, Tk);
+    return attend(q, keys.rows(), values.rows(), T, Tk, NH, G, hs, q_start, k_start, window);
 }
 
 std::vector<float> attend(const float* q, HeadRows k, HeadRows v, std::size_t T, std::size_t Tk, std::size_t NH,
@@ -120,8 +124,7 @@ std::vector<float> attend(const float* q, HeadRows k, HeadRows v, std::size_t T,
                           std::optional<std::int64_t> window) {
     std::vector<float> ctx(T * NH * hs, 0.0f);  // [T, NH * hs]
     if (T == 0 || hs == 0) return ctx;
-    if (k.ld != v.ld) throw std::logic_error("attend: keys' rows " + std::to_string(k.ld) + " floats apart, values' " + std::to_string(v.ld));
-    const std::size_t group_size = NH / G, ldq = NH * hs, ldkv = k.ld;
+    const std::size_t group_size = NH / G, ldq = NH * hs, ldkv = hs;
     const std::int64_t offset = q_start - k_start;
     // W = num_tokens_K + 1 if self.sliding_window_size is None else int(self.sliding_window_size)
     const std::int64_t W = window ? *window : static_cast<std::int64_t>(Tk) + 1;

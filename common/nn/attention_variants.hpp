@@ -29,13 +29,14 @@
 
 namespace llmfs {
 
-// Keys or values as attend() reads them: key/value head g's row t (hs floats) starts at
-// data + g * head_stride + t * ld.
+// Keys or values as attend() reads them, head-major: key/value head g's row t (hs floats) starts at
+// data + g * head_stride + t * hs. Head-major only, so that every caller's products are the same BLAS
+// calls with the same arguments (a row's leading dimension among them): OpenBLAS's AVX-512 kernels
+// round a product with another leading dimension differently, so token-major rows are copied
+// head-major first (attend's second form) rather than read in place.
 struct HeadRows {
     const float* data;
-    std::size_t ld, head_stride;
-    // [Tk, G * hs], as the projections return them (the scripts' layout)
-    static HeadRows token_major(const float* data, std::size_t G, std::size_t hs) { return {data, G * hs, hs}; }
+    std::size_t head_stride;
 };
 
 // The attention every variant computes, per query head h on key/value head h / (NH / G):
@@ -44,7 +45,7 @@ struct HeadRows {
 std::vector<float> attend(const float* q, HeadRows k, HeadRows v, std::size_t T, std::size_t Tk, std::size_t NH,
                           std::size_t G, std::size_t hs, std::int64_t q_start, std::int64_t k_start,
                           std::optional<std::int64_t> window);
-// The same with k and v token-major, [Tk, G * hs].
+// The same with k and v token-major, [Tk, G * hs]: copied head-major (HeadMajorCache), then the above.
 std::vector<float> attend(const float* q, const float* k, const float* v, std::size_t T, std::size_t Tk, std::size_t NH,
                           std::size_t G, std::size_t hs, std::int64_t q_start, std::int64_t k_start,
                           std::optional<std::int64_t> window);
@@ -63,7 +64,7 @@ public:
     std::size_t size() const { return size_; }          // T_cached
     std::size_t bytes() const { return size_ * G * hs * sizeof(float); }
     // the cached rows from position `from` on (0: the oldest), for attend()
-    HeadRows rows(std::size_t from = 0) const { return {data.data() + (start + from) * hs, hs, capacity * hs}; }
+    HeadRows rows(std::size_t from = 0) const { return {data.data() + (start + from) * hs, capacity * hs}; }
 
 private:
     void move_to(std::size_t new_capacity);  // the rows to positions 0 .. size() of a new buffer
