@@ -49,7 +49,7 @@ see https://github.com/rasbt/LLMs-from-scratch and file:///usr/share/doc/x, <a h
 1/2 and 3/4 of it; cmd > /dev/null 2>&1; "/usr/bin/python3" (/etc/os-release) x=/proc/cpuinfo
 `/sys/devices/x` and /bin/sh
 std::string(SOURCE_DIR) + "/data/golden/x" and {"/data/", "/data/y"}
-"$OLDPWD"/build/bin/llmfs-exercise and ${dir}/work/x and $(mktemp -d)/book/ch05
+"$OLDPWD"/build/bin/llmfs-exercise and ${dir}/opt/x and $(mktemp -d)/book/ch05
 BOOK=/path/to/LLMs-from-scratch, "/nonexistent/x.png", "/h/exercise_3_2.cpp:25:13: error"
 ]=])
 git(add ok.md data/x.txt)
