@@ -5,7 +5,7 @@
 # Report the median of the three rounds for each line. Needs a Release build in build/ and
 # /usr/bin/python3 with torch. Takes about 12 minutes on a 2-core machine; run nothing else meanwhile.
 #
-#   bash tools/bench_under_load.sh [ROUNDS] [TOKENS] | tee /tmp/under_load.log
+#   log=$(mktemp) && bash tools/bench_under_load.sh [ROUNDS] [TOKENS] | tee "$log"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}

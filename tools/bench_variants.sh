@@ -8,7 +8,7 @@
 # it). Needs a Release build in build/, /usr/bin/python3 with torch, and BOOK, a checkout of
 # rasbt/LLMs-from-scratch. About 2 minutes a round on a 2-core machine; run nothing else meanwhile.
 #
-#   bash tools/bench_variants.sh BOOK [ROUNDS] | tee /tmp/variants.log
+#   log=$(mktemp) && bash tools/bench_variants.sh BOOK [ROUNDS] | tee "$log"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() {

@@ -39,14 +39,15 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import book_checkout  # noqa: E402
+
+NOTEBOOK_IN_BOOK = "ch03/03_understanding-buffers/understanding-buffers.ipynb"
+BOOK, OPTIONS = book_checkout.argument("buffers_reference.py BOOK [--markers]", NOTEBOOK_IN_BOOK)
+NOTEBOOK = os.path.join(BOOK, NOTEBOOK_IN_BOOK)
+
 import torch2x_print  # noqa: F401,E402
 
 from IPython.core.formatters import PlainTextFormatter  # noqa: E402
-
-BOOK = next((a for a in sys.argv[1:] if not a.startswith("--")), None)
-if BOOK is None:
-    raise SystemExit("usage: buffers_reference.py BOOK [--markers]  (BOOK: a checkout of rasbt/LLMs-from-scratch)")
-NOTEBOOK = os.path.join(BOOK, "ch03", "03_understanding-buffers", "understanding-buffers.ipynb")
 
 
 def code_cells(path):
@@ -67,7 +68,7 @@ def run_cell(src, ns, fmt):
 
 
 def main():
-    markers = "--markers" in sys.argv[1:]
+    markers = "--markers" in OPTIONS
     tmp = tempfile.mkdtemp(prefix="buffers_")
     model_path = os.path.join(tmp, "model.pth")
     fmt = PlainTextFormatter()

@@ -2,7 +2,8 @@
 """The ch05 notebook's section 5.3 ("Decoding strategies to control randomness"), run for real:
 the goldens of chapters/ch05/decoding.cpp (ch05_decoding). From the repository root:
 
-    /usr/bin/python3 tests/goldens/ch05_reference.py > data/golden/default/ch05_decoding.txt
+    BOOK=/path/to/LLMs-from-scratch   # a checkout of github.com/rasbt/LLMs-from-scratch
+    /usr/bin/python3 tests/goldens/ch05_reference.py $BOOK > data/golden/default/ch05_decoding.txt
     cp data/golden/default/ch05_decoding.txt data/golden/mkl/ch05_decoding.txt
 
 (the same file for both --bernoulli modes: these cells draw no dropout, and llmfs samples with
@@ -19,6 +20,7 @@ if it is an expression statement not ending in ';' (no 5.3 cell has one).
 
 Standard error gets the comparison with the outputs stored in the notebook, cell by cell.
 --compare-only: print only that comparison (exit status 1 if any cell differs).
+Without BOOK: the usage line on stderr, exit status 2 (book_checkout.py).
 """
 import ast
 import contextlib
@@ -28,8 +30,13 @@ import pathlib
 import sys
 
 sys.dont_write_bytecode = True  # never write __pycache__ into the source tree
-NOTEBOOK = pathlib.Path("/work/book/ch05/01_main-chapter-code/ch05.ipynb")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+import book_checkout  # noqa: E402
+
+NOTEBOOK_IN_BOOK = "ch05/01_main-chapter-code/ch05.ipynb"
+BOOK, OPTIONS = book_checkout.argument("ch05_reference.py BOOK [--compare-only]", NOTEBOOK_IN_BOOK)
+NOTEBOOK = pathlib.Path(BOOK, NOTEBOOK_IN_BOOK)
 
 import torch2x_print  # noqa: E402,F401  PyTorch 2.x's tensor printing; imports torch
 import torch  # noqa: E402
@@ -100,8 +107,11 @@ def run_cell(src, namespace):
     return buffer.getvalue()
 
 
-def main(argv):
-    compare_only = argv[1:] == ["--compare-only"]
+def main(options):
+    if options not in ([], ["--compare-only"]):
+        sys.stderr.write("usage: ch05_reference.py BOOK [--compare-only]\n")
+        return 2
+    compare_only = options == ["--compare-only"]
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     namespace = {"__name__": "__main__", "torch": torch}
     report, differ, out = [], 0, []
@@ -129,4 +139,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(OPTIONS))

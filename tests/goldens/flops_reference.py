@@ -35,15 +35,16 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 sys.dont_write_bytecode = True  # write nothing into the book's checkout
-BOOK = next((a for a in sys.argv[1:] if not a.startswith("--")), None)
-if BOOK is None:
-    raise SystemExit("usage: flops_reference.py BOOK_CHECKOUT [--detail] [--cpu-check]")
+import book_checkout  # noqa: E402
+
+NOTEBOOK_IN_BOOK = "ch04/02_performance-analysis/flops-analysis.ipynb"
+BOOK, OPTIONS = book_checkout.argument("flops_reference.py BOOK [--detail] [--cpu-check]", NOTEBOOK_IN_BOOK)
 sys.path.insert(0, f"{BOOK}/pkg")
 
-NOTEBOOK = f"{BOOK}/ch04/02_performance-analysis/flops-analysis.ipynb"
+NOTEBOOK = f"{BOOK}/{NOTEBOOK_IN_BOOK}"
 DEVICE_LINE = 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'
 
-DETAIL = "--detail" in sys.argv[1:]
+DETAIL = "--detail" in OPTIONS
 
 
 # --- thop 0.1.1's `profile`, re-implemented -------------------------------------------------------
@@ -195,7 +196,7 @@ def cpu_check(src):
 
 def main():
     src, stored = cell_source()
-    if "--cpu-check" in sys.argv[1:]:
+    if "--cpu-check" in OPTIONS:
         cpu_macs = cpu_check(src)
     assert src.count(DEVICE_LINE) == 1
     patched = src.replace(DEVICE_LINE, 'device = torch.device("meta")')
@@ -212,7 +213,7 @@ def main():
     sys.stdout.write(out)
     print("matches the notebook's stored output byte for byte:", out == stored, file=sys.stderr)
     assert out == stored, (out, stored)
-    if "--cpu-check" in sys.argv[1:]:
+    if "--cpu-check" in OPTIONS:
         small_meta = None
         # recompute gpt-small's count on meta for the comparison
         cfg = dict(ns["BASE_CONFIG"])

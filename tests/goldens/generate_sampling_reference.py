@@ -1,13 +1,16 @@
 """Reference output for llmfs-generate's sampling: the book's GPTModel + ch05 generate() under PyTorch.
 
-    (cd tests/goldens && OPENBLAS_CORETYPE=Haswell /usr/bin/python3 generate_sampling_reference.py) \
+    BOOK=/path/to/LLMs-from-scratch   # a checkout of github.com/rasbt/LLMs-from-scratch
+    OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/generate_sampling_reference.py $BOOK \
         > data/golden/generate_sampling_cases.txt
+
+(without BOOK: the usage line on stderr, exit status 2; see book_checkout.py)
 
 For each case: torch.manual_seed(seed); model = GPTModel(cfg); model.eval(); then the book's
 generate(model, idx, max_new_tokens, context_size, temperature, top_k, eos_id) from the prompt
 (encoded with <|endoftext|> allowed). Its torch.multinomial draws continue the generator stream that
 built the model, as llmfs-generate's do. generate() is read from the book's
-ch05/01_main-chapter-code/gpt_generate.py (BOOK below) and run as written; that file's other
+ch05/01_main-chapter-code/gpt_generate.py (GPT_GENERATE below) and run as written; that file's other
 imports (tensorflow, tiktoken) are not needed. PyTorch 1.13 here has no MKL: the default CPU
 exponential_ kernel, the one llmfs reproduces (common/torch/sampling.hpp).
 
@@ -23,14 +26,22 @@ top_k and eos_id are "none" when not given. tests/generate_test.cpp runs llmfs-g
 import ast
 import copy
 import pathlib
+import sys
 
-import torch
+import book_checkout
 
-import torch2x_print  # noqa: F401  PyTorch 2.x's printing (see torch2x_print.py)
+GPT_GENERATE_IN_BOOK = "ch05/01_main-chapter-code/gpt_generate.py"
+BOOK, extra = book_checkout.argument("generate_sampling_reference.py BOOK", GPT_GENERATE_IN_BOOK)
+if extra:
+    sys.stderr.write("usage: generate_sampling_reference.py BOOK\n")
+    sys.exit(2)
+GPT_GENERATE = pathlib.Path(BOOK, GPT_GENERATE_IN_BOOK)
 
-import ch04_reference as ch04
+import torch  # noqa: E402
 
-BOOK = pathlib.Path("/work/book/ch05/01_main-chapter-code/gpt_generate.py")
+import torch2x_print  # noqa: F401,E402  PyTorch 2.x's printing (see torch2x_print.py)
+
+import ch04_reference as ch04  # noqa: E402
 
 # (seed, max_new_tokens, prompt, temperature, top_k, eos_id); eos_id "4th" means: the 4th token this
 # case generates without an eos_id, so that generation stops after three.
@@ -51,10 +62,10 @@ CASES = [
 
 def book_generate():
     """The book's generate(), compiled from its source in gpt_generate.py."""
-    tree = ast.parse(BOOK.read_text(encoding="utf-8"))
+    tree = ast.parse(GPT_GENERATE.read_text(encoding="utf-8"))
     fn = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "generate")
     namespace = {"torch": torch}
-    exec(compile(ast.Module(body=[fn], type_ignores=[]), str(BOOK), "exec"), namespace)
+    exec(compile(ast.Module(body=[fn], type_ignores=[]), str(GPT_GENERATE), "exec"), namespace)
     return namespace["generate"]
 
 

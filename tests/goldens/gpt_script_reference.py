@@ -19,20 +19,21 @@ import sys
 
 sys.dont_write_bytecode = True  # write nothing into the book's checkout
 
+import book_checkout  # noqa: E402
 import tiktoken_stub  # noqa: E402
 
 USAGE = "gpt_script_reference.py BOOK [--bernoulli mkl]"
 
 
 def main():
-    book = tiktoken_stub.book_argument(USAGE)
-    options = [a for a in sys.argv[1:] if a != book]
+    book, options = book_checkout.argument(USAGE, "ch04/01_main-chapter-code/gpt.py")
     tiktoken_stub.install()
     if options == ["--bernoulli", "mkl"]:
         import mkl_dropout
         mkl_dropout.install()
     elif options:
-        raise SystemExit("usage: " + USAGE)
+        sys.stderr.write("usage: " + USAGE + "\n")
+        sys.exit(2)
     script = os.path.join(book, "ch04", "01_main-chapter-code", "gpt.py")
     sys.argv = [script]
     runpy.run_path(script, run_name="__main__")

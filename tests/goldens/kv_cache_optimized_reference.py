@@ -27,6 +27,7 @@ import sys
 
 sys.dont_write_bytecode = True  # write nothing into the book's checkout
 
+import book_checkout  # noqa: E402
 import tiktoken_stub  # noqa: E402
 
 PLAIN_GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "golden", "default",
@@ -46,7 +47,11 @@ def ids_of(text):
 
 
 def main():
-    book = tiktoken_stub.book_argument("kv_cache_optimized_reference.py BOOK")
+    book, options = book_checkout.argument("kv_cache_optimized_reference.py BOOK",
+                                           "ch04/03_kv-cache/gpt_with_kv_cache_optimized.py")
+    if options:
+        sys.stderr.write("usage: kv_cache_optimized_reference.py BOOK\n")
+        sys.exit(2)
     tiktoken_stub.install()
     script = os.path.join(book, "ch04", "03_kv-cache", "gpt_with_kv_cache_optimized.py")
     sys.path.insert(0, os.path.dirname(script))

@@ -32,6 +32,7 @@ sys.dont_write_bytecode = True  # write nothing into the book's checkout
 
 import torch  # noqa: E402
 
+import book_checkout  # noqa: E402
 import tiktoken_stub  # noqa: E402
 
 
@@ -56,7 +57,10 @@ def ids(t):
 
 
 def main():
-    book = tiktoken_stub.book_argument("kv_optimized_cases.py BOOK")
+    book, options = book_checkout.argument("kv_optimized_cases.py BOOK", "ch04/03_kv-cache/tests.py")
+    if options:
+        sys.stderr.write("usage: kv_optimized_cases.py BOOK\n")
+        sys.exit(2)
     tiktoken_stub.install()
     install_pytest_stub()
     sys.path.insert(0, os.path.join(book, "ch04", "03_kv-cache"))

@@ -2,12 +2,14 @@
 """Goldens for `llmfs-generate --weights FILE`: synthetic GPT-2 checkpoints in exactly the layout of
 Hugging Face's openai-community/gpt2 `model.safetensors`, loaded and run with the book's own code.
 
-    OPENBLAS_CORETYPE=Haswell /usr/bin/python3 make_safetensors_goldens.py [--skip-124m] [--keep-files]
+    BOOK=/path/to/LLMs-from-scratch   # a checkout of github.com/rasbt/LLMs-from-scratch
+    OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/make_safetensors_goldens.py $BOOK [--skip-124m] [--keep-files]
 
-writes data/tests/weights_cases.txt (and, while it runs, the checkpoint files under
-$TMPDIR/llmfs_safetensors_goldens/, deleted at the end unless --keep-files). Needs the book's
-sources at /work/book (BOOK below). Nothing is written anywhere else: bytecode writing
-is switched off before importing from /work/main and /work/book.
+writes data/tests/weights_cases.txt (or --out FILE) and, while it runs, the checkpoint files in a
+new temporary folder (tempfile.mkdtemp), removed at the end unless --keep-files. BOOK, the first
+positional argument as in every golden script (book_checkout.py), is where the book's sources
+are read from. Nothing is written anywhere else: bytecode writing is switched off before
+importing from this project or the checkout.
 
 What it does (NOTES.md has the details and the evidence for the layout):
 
@@ -40,21 +42,27 @@ import json
 import os
 import struct
 import sys
+import tempfile
 import time
 import types
 
-sys.dont_write_bytecode = True  # never write __pycache__ into /work/main or /work/book
+sys.dont_write_bytecode = True  # never write __pycache__ into this project or the book's checkout
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BOOK = "/work/book"
+sys.path.insert(0, HERE)
+import book_checkout  # noqa: E402
+
+NOTEBOOK_IN_BOOK = "ch05/02_alternative_weight_loading/weight-loading-hf-safetensors.ipynb"
+BOOK, OPTIONS = book_checkout.argument(
+    "make_safetensors_goldens.py BOOK [--skip-124m] [--keep-files] [--out FILE]", NOTEBOOK_IN_BOOK)
+sys.path.remove(HERE)
 MAIN_GOLDENS = HERE  # make_tokenizer_goldens.py, beside this script in tests/goldens/
-NOTEBOOK = os.path.join(BOOK, "ch05", "02_alternative_weight_loading", "weight-loading-hf-safetensors.ipynb")
+NOTEBOOK = os.path.join(BOOK, NOTEBOOK_IN_BOOK)
 CH05 = os.path.join(BOOK, "ch05", "01_main-chapter-code")
 OUT_CASES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "data", "tests", "weights_cases.txt")
-FILES_DIR = os.path.join(os.environ.get("TMPDIR", "/tmp"), "llmfs_safetensors_goldens")
 
 # ---------------------------------------------------------------------------------------------
 # The checkpoints
@@ -440,15 +448,15 @@ def f32hex(x):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(prog="make_safetensors_goldens.py BOOK")
     ap.add_argument("--skip-124m", action="store_true")
     ap.add_argument("--keep-files", action="store_true")
     ap.add_argument("--out", default=OUT_CASES)
-    args = ap.parse_args()
+    args = ap.parse_args(OPTIONS)
 
     book = import_book()
     tok = tokenizer()
-    os.makedirs(FILES_DIR, exist_ok=True)
+    files_dir = tempfile.mkdtemp(prefix="llmfs_safetensors_goldens.")
     lines = [
         "# weights_cases.txt: made by make_safetensors_goldens.py (PyTorch %s, OPENBLAS_CORETYPE=%s)"
         % (torch.__version__, os.environ.get("OPENBLAS_CORETYPE", "unset")),
@@ -461,7 +469,7 @@ def main():
         if file == "gpt2" and args.skip_124m:
             continue
         spec = FILES[file]
-        path = os.path.join(FILES_DIR, file + ".safetensors")
+        path = os.path.join(files_dir, file + ".safetensors")
         t0 = time.perf_counter()
         values = draw_values(spec)
         t1 = time.perf_counter()
@@ -607,8 +615,10 @@ def main():
         if not args.keep_files:
             os.remove(path)
 
-    if not args.keep_files and not os.listdir(FILES_DIR):
-        os.rmdir(FILES_DIR)
+    if not args.keep_files and not os.listdir(files_dir):
+        os.rmdir(files_dir)
+    elif args.keep_files:
+        print("kept the checkpoint files in %s" % files_dir)
     with open(args.out, "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(lines) + "\n")
     n_cases = sum(1 for line in lines if line.startswith("case "))

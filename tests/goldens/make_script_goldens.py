@@ -6,12 +6,19 @@
                                                          (argparse errors, exceptions)
     goldens/INDEX.tsv       program, argv (JSON), prog (argv[0] seen by argparse), exit code,
                             stdout file, stderr file ('-' if none), note
-    timings/golden_runs.tsv program, argv, wall seconds, the timing lines the run sent to stderr
 
-    /usr/bin/python3 make_script_goldens.py --book BOOK [REGEX] [--force]
-BOOK: a checkout of rasbt/LLMs-from-scratch (the goldens: commit 28c65cd).
+where goldens/ is data/golden/scripts/, and nothing else, except with --timings FILE: a log of
+the runs appended to FILE (program, argv, wall seconds, the timing lines the run sent to stderr).
+
+    /usr/bin/python3 tests/goldens/make_script_goldens.py BOOK [REGEX] [--force] [--timings FILE]
+BOOK: a checkout of rasbt/LLMs-from-scratch (the goldens: commit 28c65cd), the first positional
+argument as in every golden script (book_checkout.py); without it: usage on stderr, exit status 2.
 
 Only cases whose file name matches REGEX are (re)run; existing files are kept unless --force.
+The stderr files hold no path of the machine that made them: in Python's tracebacks the
+checkout's absolute path is written BOOK and this script's folder (tests/goldens/, where
+script_reference.py is) GOLDENS (see without_machine_paths). Only an error's last line is compared
+by the tests, and --help/-h/--bogus output (compared whole) names no file.
 Every process gets OPENBLAS_CORETYPE=Haswell, COLUMNS=80, OMP_NUM_THREADS=1 (thread count does
 not change the numbers, checked: see NOTES.md; it only avoids oversubscribing the shared cores).
 With no argument the default argv[0] is the book's file name; cases marked llmfs_prog run with
@@ -25,11 +32,12 @@ import subprocess
 import sys
 import time
 
+import book_checkout
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "..", "data", "golden", "scripts")
-TIMINGS = os.path.join(os.getcwd(), "timings")  # a log of the runs, not kept in the project
 REF = os.path.join(HERE, "script_reference.py")
-BOOK = None  # from --book
+BOOK = None  # the checkout's absolute path, from the command line
 
 S = "--emb_dim 64 --n_heads 4 --n_layers 2".split()          # small model
 M = "--emb_dim 96 --n_heads 6 --n_layers 3".split()          # small model, 6 heads
@@ -333,16 +341,30 @@ def fname(prog, argv, llmfs_prog):
     return name + (".prog_llmfs" if llmfs_prog else "")
 
 
+def without_machine_paths(text):
+    """`text` with the absolute folders of this run replaced by placeholders: the checkout by BOOK,
+    the folder of this script and script_reference.py by GOLDENS. Python names a file in a
+    traceback by the path it was run or compiled under: both are absolute here (REF, BOOK)."""
+    for folder, placeholder in ((BOOK, "BOOK"), (HERE, "GOLDENS")):
+        text = text.replace(folder + os.sep, placeholder + "/")
+    return text
+
+
 def main():
     global BOOK
-    argv = sys.argv[1:]
-    if argv[:1] != ["--book"] or len(argv) < 2:
-        sys.exit(__doc__)
-    BOOK, argv = argv[1], argv[2:]
+    book, argv = book_checkout.argument(
+        "make_script_goldens.py BOOK [REGEX] [--force] [--timings FILE]", "ch04/04_gqa")
+    BOOK = os.path.abspath(book)
+    timings = None
+    if "--timings" in argv:
+        k = argv.index("--timings")
+        if k + 1 >= len(argv):
+            sys.stderr.write("make_script_goldens.py: --timings needs a FILE\n")
+            sys.exit(2)
+        timings, argv = argv[k + 1], argv[:k] + argv[k + 2:]
     pat = re.compile(argv[0]) if argv and not argv[0].startswith("--") else None
     force = "--force" in argv
     os.makedirs(OUT, exist_ok=True)
-    os.makedirs(TIMINGS, exist_ok=True)
     env = dict(os.environ, OPENBLAS_CORETYPE="Haswell", COLUMNS="80", OMP_NUM_THREADS="1")
     env.pop("LINES", None)
     index_path = os.path.join(OUT, "INDEX.tsv")
@@ -351,7 +373,6 @@ def main():
         with open(index_path, encoding="utf-8") as f:
             for line in f.read().splitlines()[1:]:
                 index[line.split("\t")[4]] = line
-    timing_path = os.path.join(TIMINGS, "golden_runs.tsv")
     all_cases = [(p, a, k, False) for p, a, k in CASES] + [(p, a, k, True) for p, a, k in LLMFS_PROG]
     seen = set()
     for prog, argv, kind, llmfs_prog in all_cases:
@@ -363,12 +384,13 @@ def main():
             continue
         if not force and out_file in index and os.path.exists(os.path.join(OUT, out_file)):
             continue
-        cmd = [sys.executable, REF, "--book", BOOK, prog] + argv
+        cmd = [sys.executable, REF, BOOK, prog] + argv
         if llmfs_prog:
-            cmd = [sys.executable, REF, "--book", BOOK, "--prog", prog.split("@")[0], prog] + argv
+            cmd = [sys.executable, REF, BOOK, "--prog", prog.split("@")[0], prog] + argv
         t0 = time.time()
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
         wall = time.time() - t0
+        stderr = without_machine_paths(p.stderr)
         with open(os.path.join(OUT, out_file), "w", encoding="utf-8") as f:
             f.write(p.stdout)
         err_file = "-"
@@ -376,20 +398,20 @@ def main():
                 or (p.stderr and "memory_estimator" in prog):
             err_file = base + ".stderr.txt"
             with open(os.path.join(OUT, err_file), "w", encoding="utf-8") as f:
-                f.write(p.stderr)
+                f.write(stderr)
         argv0 = prog.split("@")[0] if llmfs_prog else "(book file name)"
         note = ""
         if p.returncode == 1:
-            note = "exception: " + (p.stderr.strip().splitlines() or [""])[-1]
+            note = "exception: " + (stderr.strip().splitlines() or [""])[-1]
         elif p.returncode == 2:
-            note = "argparse: " + (p.stderr.strip().splitlines() or [""])[-1]
+            note = "argparse: " + (stderr.strip().splitlines() or [""])[-1]
         index[out_file] = "\t".join([prog, json.dumps(argv), argv0, str(p.returncode),
                                      out_file, err_file, note])
-        if prog in GPT or "@" in prog:
+        if timings and (prog in GPT or "@" in prog):
             if p.returncode == 0:
-                with open(timing_path, "a", encoding="utf-8") as f:
+                with open(timings, "a", encoding="utf-8") as f:
                     f.write("\t".join([prog, json.dumps(argv), f"{wall:.1f}",
-                                       p.stderr.strip().replace("\n", " | ")]) + "\n")
+                                       stderr.strip().replace("\n", " | ")]) + "\n")
         print(f"{p.returncode} {wall:6.1f}s {out_file}", flush=True)
         with open(index_path, "w", encoding="utf-8") as f:
             f.write("program\targv\targv0\texit\tstdout\tstderr\tnote\n")

@@ -7,9 +7,9 @@ only where llmfs must differ, and print what it prints: the reference for the ll
 
 Usage:
 
-    OPENBLAS_CORETYPE=Haswell COLUMNS=80 /usr/bin/python3 script_reference.py --book BOOK [--prog NAME] PROGRAM [ARGS...]
+    OPENBLAS_CORETYPE=Haswell COLUMNS=80 /usr/bin/python3 script_reference.py BOOK [--prog NAME] PROGRAM [ARGS...]
 
-BOOK is a checkout of rasbt/LLMs-from-scratch (the goldens: commit 28c65cd).
+BOOK, always the first argument: a checkout of rasbt/LLMs-from-scratch (the goldens: commit 28c65cd).
 
 PROGRAM is one of the names above, or ch04_kv_mha@05 / ch04_kv_mha@06 for the (identical, see
 tests/goldens/README.md) copies of gpt_with_kv_mha.py in 05_mla / 06_swa, or plot_{gqa,mla,swa,moe,deltanet} for
@@ -26,7 +26,7 @@ What is patched (each replacement must match exactly once, or this script stops)
     (No CUDA here anyway, so every other `torch.cuda.is_available()` branch is untaken, as on any
     CPU-only machine.)
   * `import tiktoken` gets a stand-in module whose get_encoding("gpt2") is OpenAI's GPT-2
-    encoder.py (/work/main/tests/goldens/make_tokenizer_goldens.py, which is what tiktoken's gpt2
+    encoder.py (make_tokenizer_goldens.py beside this script, which is what tiktoken's gpt2
     encoding equals). That file needs Debian's python3-regex, missing on this machine: if
     `import regex` fails, a stand-in translating GPT-2's one pattern to stdlib `re` (exact for
     ASCII) is used, and encode("Hello, I am") == [15496, 11, 314, 716] is asserted.
@@ -47,7 +47,7 @@ or by an exception), split: these timing / memory lines go to stderr, everything
     `Avg MoE FF mem delta/call: ...`, `Max memory allocated: ... GB`
 argparse's own messages (usage + error) go to the real stderr directly; --help to stdout.
 Exit status is the script's: 0, 2 for argparse errors, 1 (+ traceback on stderr) for an
-exception.
+exception; without BOOK or a known PROGRAM: this text on stderr, exit status 2.
 """
 import io
 import os
@@ -58,7 +58,7 @@ import types
 sys.dont_write_bytecode = True  # never write __pycache__ into the read-only book checkout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BOOK = None  # <checkout>/ch04, from --book
+BOOK = None  # <checkout>/ch04, from the command line
 GOLDENS = HERE  # torch2x_print.py, make_tokenizer_goldens.py
 PLOT_DIR = os.path.join(os.getcwd(), "plots")
 
@@ -178,16 +178,16 @@ def split_timing(text):
 def main():
     global BOOK
     args = sys.argv[1:]
-    if args[:1] != ["--book"] or len(args) < 2:
+    if not args or args[0].startswith("-") or not os.path.isdir(os.path.join(args[0], "ch04")):
         sys.stderr.write(__doc__)
-        sys.exit(64)
-    BOOK, args = os.path.join(args[1], "ch04"), args[2:]
+        sys.exit(2)
+    BOOK, args = os.path.join(args[0], "ch04"), args[1:]
     prog = None
     if args[:1] == ["--prog"] and len(args) >= 2:
         prog, args = args[1], args[2:]
     if not args or args[0] not in SCRIPTS:
         sys.stderr.write(__doc__ + "\nPROGRAM must be one of: " + " ".join(SCRIPTS) + "\n")
-        sys.exit(64)
+        sys.exit(2)
     name, argv = args[0], args[1:]
     path = os.path.join(BOOK, SCRIPTS[name])
     with open(path, encoding="utf-8") as f:

@@ -2,8 +2,8 @@
 // AVX2 exp/tanh (PyTorch's kernel) with its scalar builds on all 2^32 float inputs. Not part of the
 // build; run by hand (about 5 minutes per function on one core):
 //
-//   g++ -O2 -mavx2 -mfma tests/goldens/sleef_exhaustive.cpp -o /tmp/sleef_exhaustive -lsleef
-//   /tmp/sleef_exhaustive exp; /tmp/sleef_exhaustive tanh
+//   dir=$(mktemp -d) && g++ -O2 -mavx2 -mfma tests/goldens/sleef_exhaustive.cpp -o "$dir/sleef_exhaustive" -lsleef
+//   "$dir/sleef_exhaustive" exp; "$dir/sleef_exhaustive" tanh
 //
 // Result with Debian 12's SLEEF 3.5.1 (recorded in the README):
 //   exp:  avx2 vs purecfma 0 diffs; vs purec 1886213; vs Sleef_expf_u10 1886224

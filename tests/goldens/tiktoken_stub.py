@@ -45,12 +45,3 @@ def install():
     mod.Encoding = Encoding
     sys.modules["tiktoken"] = mod
     return mod
-
-
-def book_argument(usage):
-    """The checkout of rasbt/LLMs-from-scratch named on the command line (the first argument that
-    is not an option), or exit with `usage`."""
-    book = next((a for a in sys.argv[1:] if not a.startswith("--")), None)
-    if book is None or not os.path.isdir(os.path.join(book, "ch04")):
-        raise SystemExit("usage: " + usage + "\n(BOOK: a checkout of github.com/rasbt/LLMs-from-scratch)")
-    return book
