@@ -5,12 +5,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -90,6 +93,71 @@ inline std::map<std::string, std::string> load_cases(const std::string& path) {
         }
     }
     return cases;
+}
+
+// A float's IEEE-754 bit pattern as the golden files write it: 8 hex digits.
+inline std::string hex32(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", u);
+    return buf;
+}
+
+// FNV-1a 64 over the little-endian bytes of `values`, as the golden scripts' fnv1a64 writes it.
+template <typename T>
+std::string fnv1a64(const std::vector<T>& values) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());  // little-endian hosts
+    for (std::size_t i = 0; i < values.size() * sizeof(T); ++i) {
+        h ^= bytes[i];
+        h *= 0x100000001b3ULL;
+    }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+// A case of "key value..." lines (most golden files of data/tests/), by key.
+struct FieldCase {
+    std::string name;
+    std::map<std::string, std::string> fields;
+
+    const std::string& at(const std::string& key) const {
+        const auto it = fields.find(key);
+        if (it == fields.end()) throw std::runtime_error("case " + name + " lacks " + key);
+        return it->second;
+    }
+    bool has(const std::string& key) const { return fields.count(key) != 0; }
+    std::uint64_t number(const std::string& key) const { return std::stoull(at(key)); }
+    std::vector<std::string> words(const std::string& key) const {
+        std::istringstream in(at(key));
+        std::vector<std::string> out;
+        for (std::string w; in >> w;) out.push_back(w);
+        return out;
+    }
+    std::vector<std::int64_t> indices(const std::string& key) const {
+        std::vector<std::int64_t> out;
+        for (const auto& w : words(key)) out.push_back(std::stoll(w));
+        return out;
+    }
+};
+
+// The cases of the golden file at `path` whose NAME starts with "kind/", split into fields.
+inline std::vector<FieldCase> field_cases(const std::string& path, const std::string& kind) {
+    std::vector<FieldCase> out;
+    for (const auto& [name, text] : load_cases(path)) {
+        if (name.rfind(kind + "/", 0) != 0) continue;
+        FieldCase c{name, {}};
+        std::istringstream in(text);
+        for (std::string line; std::getline(in, line);) {
+            const auto space = line.find(' ');
+            c.fields[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
+        }
+        out.push_back(std::move(c));
+    }
+    if (out.empty()) throw std::runtime_error(path + " has no case of kind " + kind);
+    return out;
 }
 
 // A printed output (`actual`) against PyTorch's (`expected`), for the case called `name`; for test

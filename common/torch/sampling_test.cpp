@@ -23,74 +23,21 @@
 
 using namespace llmfs;
 using llmfs::testing::load_cases;
+using llmfs::testing::fnv1a64;
+using llmfs::testing::hex32;
 using llmfs::detail::bits_of;
 using llmfs::detail::float_of;
 
 namespace {
 
-// A case's "key value..." lines.
-struct Case {
-    std::string name;
-    std::map<std::string, std::string> fields;
+using Case = llmfs::testing::FieldCase;
 
-    const std::string& at(const std::string& key) const {
-        const auto it = fields.find(key);
-        if (it == fields.end()) throw std::runtime_error("sampler_cases.txt: " + name + " lacks " + key);
-        return it->second;
-    }
-    bool has(const std::string& key) const { return fields.count(key) != 0; }
-    std::uint64_t number(const std::string& key) const { return std::stoull(at(key)); }
-    std::vector<std::string> words(const std::string& key) const {
-        std::istringstream in(at(key));
-        std::vector<std::string> out;
-        for (std::string w; in >> w;) out.push_back(w);
-        return out;
-    }
-    std::vector<std::int64_t> indices(const std::string& key) const {
-        std::vector<std::int64_t> out;
-        for (const auto& w : words(key)) out.push_back(std::stoll(w));
-        return out;
-    }
-};
-
-std::vector<Case> cases_of_kind(const std::string& kind) {
-    std::vector<Case> out;
-    for (const auto& [name, text] : load_cases(LLMFS_TEST_DATA_DIR "/sampler_cases.txt")) {
-        if (name.rfind(kind + "/", 0) != 0) continue;
-        Case c{name, {}};
-        std::istringstream in(text);
-        for (std::string line; std::getline(in, line);) {
-            const auto space = line.find(' ');
-            c.fields[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
-        }
-        out.push_back(std::move(c));
-    }
-    return out;
-}
+std::vector<Case> cases_of_kind(const std::string& kind) { return llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/sampler_cases.txt", kind); }
 
 std::vector<float> hex_floats(const std::vector<std::string>& words, std::size_t first) {
     std::vector<float> out;
     for (std::size_t i = first; i < words.size(); ++i) out.push_back(float_of(static_cast<std::uint32_t>(std::stoul(words[i], nullptr, 16))));
     return out;
-}
-
-std::string hex32(float f) {
-    char buf[9];
-    std::snprintf(buf, sizeof buf, "%08x", bits_of(f));
-    return buf;
-}
-
-template <typename T>
-std::string fnv1a64(const std::vector<T>& values) {
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());  // little-endian hosts
-    for (std::size_t i = 0; i < values.size() * sizeof(T); ++i) {
-        h ^= bytes[i];
-        h *= 0x100000001b3ULL;
-    }
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return buf;
 }
 
 // torch.rand(1) after the case: where the generator stands.

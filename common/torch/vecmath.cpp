@@ -12,7 +12,10 @@
 extern "C" {
 __attribute__((target("avx2,fma"))) __m256 Sleef_expf8_u10avx2(__m256);
 __attribute__((target("avx2,fma"))) __m256 Sleef_tanhf8_u10avx2(__m256);
+__attribute__((target("avx2,fma"))) __m256 Sleef_logf8_u10avx2(__m256);
 float Sleef_expf1_u10purecfma(float);
+float Sleef_logf1_u10purecfma(float);
+float Sleef_logf1_u10purec(float);
 float Sleef_tanhf1_u10purecfma(float);
 float Sleef_expf1_u10purec(float);
 float Sleef_tanhf1_u10purec(float);
@@ -59,19 +62,25 @@ __attribute__((target("avx2,fma"))) void exp_avx2(const float* in, float* out) {
 __attribute__((target("avx2,fma"))) void tanh_avx2(const float* in, float* out) {
     _mm256_storeu_ps(out, Sleef_tanhf8_u10avx2(_mm256_loadu_ps(in)));
 }
+__attribute__((target("avx2,fma"))) void log_avx2(const float* in, float* out) {
+    _mm256_storeu_ps(out, Sleef_logf8_u10avx2(_mm256_loadu_ps(in)));
+}
 #endif
 
 #if LLMFS_VECMATH_AARCH64
 void exp_advsimd(const float* in, float* out) { vst1q_f32(out, Sleef_expf4_u10advsimd(vld1q_f32(in))); }
 void tanh_advsimd(const float* in, float* out) { vst1q_f32(out, Sleef_tanhf4_u10advsimd(vld1q_f32(in))); }
+void log_advsimd(const float* in, float* out) { vst1q_f32(out, Sleef_logf4_u10advsimd(vld1q_f32(in))); }
 #endif
 
 #if LLMFS_VECMATH_X86 || LLMFS_VECMATH_AARCH64
 void exp_purecfma(const float* in, float* out) { *out = Sleef_expf1_u10purecfma(*in); }
 void tanh_purecfma(const float* in, float* out) { *out = Sleef_tanhf1_u10purecfma(*in); }
+void log_purecfma(const float* in, float* out) { *out = Sleef_logf1_u10purecfma(*in); }
 #endif
 void exp_purec(const float* in, float* out) { *out = Sleef_expf1_u10purec(*in); }
 void tanh_purec(const float* in, float* out) { *out = Sleef_tanhf1_u10purec(*in); }
+void log_purec(const float* in, float* out) { *out = Sleef_logf1_u10purec(*in); }
 
 bool available(VecmathKernel kernel) {
     switch (kernel) {
@@ -123,21 +132,21 @@ namespace {
 
 struct KernelFns {
     std::size_t lanes;
-    BlockFn exp, tanh;
+    BlockFn exp, tanh, log;
 };
 
 KernelFns functions_of(VecmathKernel kernel) {
     check_available(kernel);
     switch (kernel) {
 #if LLMFS_VECMATH_X86
-        case VecmathKernel::avx2: return {8, exp_avx2, tanh_avx2};
+        case VecmathKernel::avx2: return {8, exp_avx2, tanh_avx2, log_avx2};
 #elif LLMFS_VECMATH_AARCH64
-        case VecmathKernel::advsimd: return {4, exp_advsimd, tanh_advsimd};
+        case VecmathKernel::advsimd: return {4, exp_advsimd, tanh_advsimd, log_advsimd};
 #endif
 #if LLMFS_VECMATH_X86 || LLMFS_VECMATH_AARCH64
-        case VecmathKernel::purecfma: return {1, exp_purecfma, tanh_purecfma};
+        case VecmathKernel::purecfma: return {1, exp_purecfma, tanh_purecfma, log_purecfma};
 #endif
-        default: return {1, exp_purec, tanh_purec};
+        default: return {1, exp_purec, tanh_purec, log_purec};
     }
 }
 
@@ -153,9 +162,15 @@ void vec_tanh_with(VecmathKernel kernel, const float* x, float* y, std::size_t n
     map_blocks(x, y, n, f.lanes, f.tanh);
 }
 
+void vec_log_with(VecmathKernel kernel, const float* x, float* y, std::size_t n) {
+    const KernelFns f = functions_of(kernel);
+    map_blocks(x, y, n, f.lanes, f.log);
+}
+
 }  // namespace detail
 
 void vec_exp(const float* x, float* y, std::size_t n) { detail::vec_exp_with(detail::vecmath_kernel(), x, y, n); }
 void vec_tanh(const float* x, float* y, std::size_t n) { detail::vec_tanh_with(detail::vecmath_kernel(), x, y, n); }
+void vec_log(const float* x, float* y, std::size_t n) { detail::vec_log_with(detail::vecmath_kernel(), x, y, n); }
 
 }  // namespace llmfs

@@ -1,4 +1,4 @@
-// exp and tanh with PyTorch's last bits. PyTorch's CPU kernels for these (vml::vexp/vtanh and the
+// exp, tanh and log with PyTorch's last bits. PyTorch's CPU kernels for these (vml::vexp/vtanh and the
 // softmax kernel, via vec::map) run SLEEF's 1-ulp functions on every element, padded partial
 // vectors included; glibc's expf/tanhf differ from them in the last bit now and then. These call
 // the same functions from the system's libsleef (the library Debian's PyTorch links), through the
@@ -16,6 +16,7 @@ namespace llmfs {
 
 void vec_exp(const float* x, float* y, std::size_t n);   // y = exp(x)
 void vec_tanh(const float* x, float* y, std::size_t n);  // y = tanh(x)
+void vec_log(const float* x, float* y, std::size_t n);   // y = log(x) (log_softmax's log of the sums)
 
 // Internals exposed for the unit tests.
 namespace detail {
@@ -34,6 +35,7 @@ VecmathKernel vecmath_kernel();                          // the one vec_exp / ve
 // vec_exp / vec_tanh through a given kernel; throws std::invalid_argument if this CPU lacks it.
 void vec_exp_with(VecmathKernel kernel, const float* x, float* y, std::size_t n);
 void vec_tanh_with(VecmathKernel kernel, const float* x, float* y, std::size_t n);
+void vec_log_with(VecmathKernel kernel, const float* x, float* y, std::size_t n);
 
 }  // namespace detail
 

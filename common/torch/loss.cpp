@@ -1,0 +1,100 @@
+#include "llmfs/torch/loss.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "llmfs/torch/ops.hpp"
+#include "llmfs/torch/vecmath.hpp"
+
+namespace llmfs {
+
+namespace detail {
+
+RowLogSumExp row_log_sum_exp(const float* x, std::size_t n) {
+    const float max = *std::max_element(x, x + n);  // vec::reduce_all(maximum): exact in any order
+    std::vector<float> shifted(n);
+    for (std::size_t i = 0; i < n; ++i) shifted[i] = x[i] - max;  // x - Vec(max_input)
+    vec_exp(shifted.data(), shifted.data(), n);                      // .exp()
+    float sum = reduce_all_sum(shifted.data(), n);                   // map_reduce_all's lanes and tree
+    vec_log(&sum, &sum, 1);                                          // vec::map(x.log()) over the sums
+    return {max, sum};
+}
+
+}  // namespace detail
+
+void log_softmax_rows(const float* x, float* y, std::size_t rows, std::size_t n) {
+    if (n == 0) return;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const float* row = x + r * n;
+        const auto [max, log_sum] = detail::row_log_sum_exp(row, n);
+        float* out = y + r * n;
+        for (std::size_t i = 0; i < n; ++i) out[i] = (row[i] - max) - log_sum;  // x - Vec(max) - Vec(tmp_sum)
+    }
+}
+
+namespace {
+
+void check_target(std::int64_t target, std::size_t row, std::size_t V) {
+    if (target < 0 || static_cast<std::size_t>(target) >= V)
+        throw std::invalid_argument("nll_loss: target " + std::to_string(target) + " of row " + std::to_string(row) +
+                                    " is out of bounds for " + std::to_string(V) + " classes");
+}
+
+// nll_loss_out_frame's cascade: -value added at level 0; after row b, each level j whose rows so
+// far are a multiple of 16^(j+1) (b's base-16 digit j is 0) is emptied into level j + 1.
+class CascadeSum {
+public:
+    void add_negated(float value, std::size_t b) {
+        levels_[0] -= value;  // loss_partial_sums[0] -= data
+        for (std::size_t j = 0; j + 1 < kLevels; ++j) {
+            const std::size_t mask = kMask << (j * kPower);
+            if ((b & mask) != 0) break;
+            levels_[j + 1] += levels_[j];
+            levels_[j] = 0.0f;
+        }
+    }
+    float total() const {  // std::accumulate(levels, 0)
+        float sum = 0.0f;
+        for (const float level : levels_) sum += level;
+        return sum;
+    }
+
+private:
+    static constexpr std::size_t kLevels = 8, kPower = 4, kMask = (1u << kPower) - 1;  // level_power = max(4, ceil(log2 N) / 8)
+    std::array<float, kLevels> levels_{};
+};
+
+float mean_of(const CascadeSum& sums, std::size_t N) { return sums.total() / static_cast<float>(N); }
+
+void check_rows(const char* op, std::size_t N) {
+    if (N == 0) throw std::invalid_argument(std::string(op) + ": no rows to average (PyTorch gives nan)");
+}
+
+}  // namespace
+
+float nll_loss_mean(const float* log_probs, std::size_t N, std::size_t V, const std::int64_t* targets) {
+    check_rows("nll_loss", N);
+    CascadeSum sums;
+    for (std::size_t b = 0; b < N; ++b) {
+        check_target(targets[b], b, V);
+        sums.add_negated(log_probs[b * V + static_cast<std::size_t>(targets[b])], b);
+    }
+    return mean_of(sums, N);
+}
+
+float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets) {
+    check_rows("cross_entropy", N);
+    CascadeSum sums;
+    for (std::size_t b = 0; b < N; ++b) {
+        check_target(targets[b], b, V);
+        const float* row = logits + b * V;
+        const auto [max, log_sum] = detail::row_log_sum_exp(row, V);
+        sums.add_negated((row[static_cast<std::size_t>(targets[b])] - max) - log_sum, b);
+    }
+    return mean_of(sums, N);
+}
+
+}  // namespace llmfs

@@ -1,0 +1,41 @@
+// The loss of chapter 5, as PyTorch's CPU kernels compute it, bit for bit:
+//     loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), target_batch.flatten())
+// which is F.nll_loss(F.log_softmax(logits, dim=1), targets) with the mean over the N rows.
+//
+// Dimension letters: N rows (B * T tokens), V classes (the vocabulary).
+//
+// log_softmax (aten/src/ATen/native/cpu/SoftMaxKernel.cpp, _vec_log_softmax_lastdim, AVX2), per row:
+//     max = the row's largest value
+//     sum = vec::map_reduce_all(exp(x - max), +)   8 lanes, then PyTorch's reduction tree (reduce_all_sum)
+//     lse = log(sum)                                SLEEF's logf u10, as PyTorch's Vectorized<float>::log
+//     y   = (x - max) - lse                          in this order (pytorch issue 11752)
+// nll_loss, reduction "mean" (aten/src/ATen/native/LossNLL.cpp, nll_loss_out_frame): -y[i, target[i]]
+// summed in a cascade of 8 partial sums, level j emptied into level j + 1 every 16^(j+1) rows, the
+// levels then added from 0 to 7 onto 0, and the total divided by float(N).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace llmfs {
+
+// F.log_softmax(x, dim=-1) over `rows` rows of n floats: x [rows, n] -> y [rows, n] (y may be x).
+void log_softmax_rows(const float* x, float* y, std::size_t rows, std::size_t n);
+
+// F.nll_loss(log_probs, targets), mean reduction: log_probs [N, V], targets [N] in [0, V) -> scalar.
+// Throws std::invalid_argument naming a target outside [0, V), and for N == 0 (PyTorch gives nan).
+float nll_loss_mean(const float* log_probs, std::size_t N, std::size_t V, const std::int64_t* targets);
+
+// F.cross_entropy(logits, targets): logits [N, V], targets [N] -> scalar; the bits of log_softmax
+// then nll_loss_mean, computing log_softmax only where a target picks it.
+float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets);
+
+namespace detail {
+// One row's log-sum-exp pieces, as log_softmax computes them: max and log(sum(exp(x - max))).
+struct RowLogSumExp {
+    float max, log_sum;
+};
+RowLogSumExp row_log_sum_exp(const float* x, std::size_t n);
+}  // namespace detail
+
+}  // namespace llmfs

@@ -1,0 +1,62 @@
+// cross_entropy, log_softmax and nll_loss against real PyTorch's bits (data/tests/train_cases.txt,
+// made by tests/goldens/make_train_goldens.py), and the fused cross_entropy against log_softmax_rows
+// followed by nll_loss_mean (the naive reference beside it).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "llmfs/torch/loss.hpp"
+#include "llmfs/torch/rng.hpp"
+#include "test_support.hpp"
+
+using namespace llmfs;
+using llmfs::testing::fnv1a64;
+using llmfs::testing::hex32;
+
+namespace {
+
+struct Inputs {
+    std::size_t N, V;
+    std::vector<float> logits;          // [N, V]
+    std::vector<std::int64_t> targets;  // [N]
+};
+
+// torch.manual_seed(seed); logits = torch.randn(N, V) * scale; targets = torch.randint(0, V, (N,))
+Inputs inputs_of(const llmfs::testing::FieldCase& c) {
+    Inputs in{c.number("N"), c.number("V"), {}, {}};
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(c.number("seed"));
+    in.logits.resize(in.N * in.V);
+    gen.normal_(in.logits.data(), in.logits.size(), 0.0, 1.0);
+    const auto scale = static_cast<float>(std::stod(c.at("scale")));
+    for (float& x : in.logits) x *= scale;
+    in.targets = gen.randint(0, static_cast<std::int64_t>(in.V), in.N);
+    return in;
+}
+
+}  // namespace
+
+TEST_CASE("cross_entropy: PyTorch's loss bits, from 1 row to 1030, vocabularies of 1 to 50257") {
+    for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/train_cases.txt", "cross_entropy")) {
+        INFO(c.name);
+        const Inputs in = inputs_of(c);
+        REQUIRE(fnv1a64(in.logits) == c.at("logits_fnv1a64"));
+        REQUIRE(in.targets == c.indices("targets"));
+        CHECK(hex32(cross_entropy(in.logits.data(), in.N, in.V, in.targets.data())) == c.at("loss"));
+        std::vector<float> log_probs(in.logits.size());
+        log_softmax_rows(in.logits.data(), log_probs.data(), in.N, in.V);
+        CHECK(fnv1a64(log_probs) == c.at("log_softmax_fnv1a64"));
+        // the fused loss is the naive one: log_softmax over every row, then nll_loss
+        CHECK(hex32(nll_loss_mean(log_probs.data(), in.N, in.V, in.targets.data())) == c.at("loss"));
+    }
+}
+
+TEST_CASE("cross_entropy: a target outside the vocabulary and an empty batch are refused") {
+    const std::vector<float> logits{0.5f, 1.5f, -1.0f};
+    const std::vector<std::int64_t> bad{3}, negative{-1};
+    CHECK_THROWS_WITH(cross_entropy(logits.data(), 1, 3, bad.data()), Catch::Contains("target 3") && Catch::Contains("3 classes"));
+    CHECK_THROWS_AS(cross_entropy(logits.data(), 1, 3, negative.data()), std::invalid_argument);
+    CHECK_THROWS_AS(nll_loss_mean(logits.data(), 0, 3, bad.data()), std::invalid_argument);
+}
