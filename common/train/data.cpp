@@ -26,16 +26,20 @@ std::size_t count_characters(std::string_view text) {
     return count;
 }
 
+std::size_t byte_offset(std::string_view text, std::size_t character) {
+    std::size_t seen = 0;
+    for (std::size_t byte = 0; byte < text.size(); ++byte)
+        if ((static_cast<unsigned char>(text[byte]) & 0xC0) != 0x80 && seen++ == character) return byte;
+    return text.size();
+}
+
 TextSplit split_text(std::string_view text, double train_ratio) {
     check_utf8(text);
     TextSplit split;
     split.characters = count_characters(text);
     // int(train_ratio * len(text_data)): a double product, truncated
     split.split_index = static_cast<std::size_t>(train_ratio * static_cast<double>(split.characters));
-    std::size_t byte = 0;
-    for (std::size_t seen = 0; byte < text.size(); ++byte) {
-        if ((static_cast<unsigned char>(text[byte]) & 0xC0) != 0x80 && seen++ == split.split_index) break;
-    }
+    const std::size_t byte = byte_offset(text, split.split_index);
     split.train = std::string(text.substr(0, byte));
     split.validation = std::string(text.substr(byte));
     return split;
