@@ -1,6 +1,7 @@
 #include "llmfs/torch/loss.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -95,6 +96,20 @@ float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std
         sums.add_negated((row[static_cast<std::size_t>(targets[b])] - max) - log_sum, b);
     }
     return mean_of(sums, N);
+}
+
+void cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits) {
+    check_rows("cross_entropy_backward", N);
+    const float picked = -(1.0f / static_cast<float>(N));  // -(grad_output / total_weight), grad_output 1
+    for (std::size_t b = 0; b < N; ++b) {
+        check_target(targets[b], b, V);
+        const std::size_t t = static_cast<std::size_t>(targets[b]);
+        float* g = dlogits + b * V;
+        log_softmax_rows(logits + b * V, g, 1, V);  // y, the forward's output LogSoftmaxBackward0 keeps
+        vec_exp(g, g, V);                            // exp(y)
+        // grad_input = grad - exp(y) * sum(grad): the row's gradient is `picked` at t, 0 elsewhere
+        for (std::size_t j = 0; j < V; ++j) g[j] = std::fma(-g[j], picked, j == t ? picked : 0.0f);
+    }
 }
 
 }  // namespace llmfs

@@ -30,6 +30,14 @@ float nll_loss_mean(const float* log_probs, std::size_t N, std::size_t V, const 
 // then nll_loss_mean, computing log_softmax only where a target picks it.
 float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets);
 
+// loss.backward() from F.cross_entropy(logits, targets): dlogits [N, V] (d loss = 1), through
+//   NllLossBackward0     g[i, target[i]] = -(1 / float(N)), 0 elsewhere
+//   LogSoftmaxBackward0  dlogits = g - exp(y) * sum(g) per row (y the forward's log_softmax; SLEEF's
+//                        exp; sum(g) is the row's one non-zero, exactly), as one fused multiply-add,
+//                        fma(-exp(y), sum(g), g): GCC contracted PyTorch's vector code so (with a
+//                        separate product and difference 3 of the 11 golden cases differ)
+void cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits);
+
 namespace detail {
 // One row's log-sum-exp pieces, as log_softmax computes them: max and log(sum(exp(x - max))).
 struct RowLogSumExp {

@@ -38,7 +38,7 @@ Inputs inputs_of(const llmfs::testing::FieldCase& c) {
 
 }  // namespace
 
-TEST_CASE("cross_entropy: PyTorch's loss bits, from 1 row to 1030, vocabularies of 1 to 50257") {
+TEST_CASE("cross_entropy and its backward: PyTorch's loss and gradient bits, from 1 row to 1030, vocabularies of 1 to 50257") {
     for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/train_cases.txt", "cross_entropy")) {
         INFO(c.name);
         const Inputs in = inputs_of(c);
@@ -50,6 +50,12 @@ TEST_CASE("cross_entropy: PyTorch's loss bits, from 1 row to 1030, vocabularies 
         CHECK(fnv1a64(log_probs) == c.at("log_softmax_fnv1a64"));
         // the fused loss is the naive one: log_softmax over every row, then nll_loss
         CHECK(hex32(nll_loss_mean(log_probs.data(), in.N, in.V, in.targets.data())) == c.at("loss"));
+        std::vector<float> grad(in.logits.size());
+        cross_entropy_backward(in.logits.data(), in.N, in.V, in.targets.data(), grad.data());
+        std::string head;
+        for (std::size_t i = 0; i < std::min<std::size_t>(8, grad.size()); ++i) head += (i ? " " : "") + hex32(grad[i]);
+        CHECK(head == c.at("grad_head"));
+        CHECK(fnv1a64(grad) == c.at("grad_fnv1a64"));
     }
 }
 

@@ -13,7 +13,9 @@ bytes of a float32 array.
 cross_entropy/...   torch.manual_seed(seed); logits = torch.randn(N, V) * scale (scale a power of
     two: exact); targets = torch.randint(0, V, (N,)); loss = F.cross_entropy(logits, targets)
     (log_softmax over V, then nll_loss with mean reduction). Keys: seed N V scale, logits_fnv1a64,
-    targets (all N), loss (bits), log_softmax_fnv1a64 (of F.log_softmax(logits, dim=1)).
+    targets (all N), loss (bits), log_softmax_fnv1a64 (of F.log_softmax(logits, dim=1)),
+    grad_fnv1a64 (of logits.grad after loss.backward(): NllLossBackward0, then
+    LogSoftmaxBackward0), grad_head (the bits of the gradient's first min(8, N*V) elements).
 
 loader/...          the book's create_dataloader_v1 loader over a dataset of n items (the items are
     their indices), as calc_loss_loader and train_model_simple walk it:
@@ -50,13 +52,17 @@ def cross_entropy_case(seed, n, v, scale):
     torch.manual_seed(seed)
     logits = torch.randn(n, v) * scale
     targets = torch.randint(0, v, (n,))
+    logits.requires_grad_(True)
     loss = F.cross_entropy(logits, targets)
+    loss.backward()
     print(f"case cross_entropy/seed{seed}/N{n}/V{v}/scale{scale}")
     print(f"seed {seed}\nN {n}\nV {v}\nscale {scale}")
-    print(f"logits_fnv1a64 {fnv1a64(logits)}")
+    print(f"logits_fnv1a64 {fnv1a64(logits.detach())}")
     print("targets " + " ".join(str(t) for t in targets.tolist()))
     print(f"loss {hex32([loss.item()])}")
-    print(f"log_softmax_fnv1a64 {fnv1a64(F.log_softmax(logits, dim=1))}")
+    print(f"log_softmax_fnv1a64 {fnv1a64(F.log_softmax(logits.detach(), dim=1))}")
+    print(f"grad_fnv1a64 {fnv1a64(logits.grad)}")
+    print(f"grad_head {hex32(logits.grad.reshape(-1)[:8].tolist())}")
     print("end")
 
 
