@@ -156,6 +156,25 @@ float reduce_sum(const float* x, std::size_t n, std::size_t stride) {
     return total;
 }
 
+void sum_columns(const float* x, std::size_t rows, std::size_t cols, float* out) {
+    constexpr std::size_t kIlp = 4;  // row_sum's ilp_factor
+    // vectorized_outer_sum takes 4 vectors of columns at a time, scalar_outer_sum (fewer than 8
+    // columns) 4 columns: one cascade per column. The columns after the last whole group: row_sum.
+    const std::size_t group = cols >= kLanes ? 4 * kLanes : 4;
+    const std::size_t grouped = cols / group * group;
+    for (std::size_t j = 0; j < cols; ++j) {
+        auto at = [&](std::size_t i) { return x[i * cols + j]; };
+        if (j < grouped) {
+            out[j] = multi_row_sum<1, float>(rows, [&](std::size_t i, std::size_t) { return at(i); })[0];
+            continue;
+        }
+        auto partial = multi_row_sum<kIlp, float>(rows / kIlp, [&](std::size_t i, std::size_t r) { return at(i * kIlp + r); });
+        for (std::size_t i = (rows / kIlp) * kIlp; i < rows; ++i) partial[0] += at(i);
+        for (std::size_t r = 1; r < kIlp; ++r) partial[0] += partial[r];
+        out[j] = partial[0];
+    }
+}
+
 float welford_var(const float* x, std::size_t n, std::size_t stride, double correction) {
     double mean = 0.0, m2 = 0.0;
     for (std::size_t i = 0; i < n; ++i) {

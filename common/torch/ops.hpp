@@ -231,6 +231,12 @@ Tensor<N> mean_keepdim(const Tensor<N>& t, int dim) {
     return {std::move(out), detail::node("MeanBackward1", t)};
 }
 
+// t.sum(0) of a contiguous [rows, cols], as cascade_sum's outer reductions add (the gradient of a
+// broadcast bias, sum_to): columns in whole groups (4 AVX2 vectors of them, or 4 columns when
+// there are fewer than 8) each summed down the rows in one cascade; the columns left over by
+// row_sum (4 interleaved accumulators, then added in order). out [cols]
+void sum_columns(const float* x, std::size_t rows, std::size_t cols, float* out);
+
 // Welford's running variance in double, as WelfordOps (aten/src/ATen/native/SharedReduceOps.h),
 // of n floats with the given stride; `correction` 1 is unbiased, 0 the population variance.
 float welford_var(const float* x, std::size_t n, std::size_t stride, double correction);

@@ -17,6 +17,11 @@ cross_entropy/...   torch.manual_seed(seed); logits = torch.randn(N, V) * scale 
     grad_fnv1a64 (of logits.grad after loss.backward(): NllLossBackward0, then
     LogSoftmaxBackward0), grad_head (the bits of the gradient's first min(8, N*V) elements).
 
+linear/...          a Linear layer's backward, as autograd runs it (AddmmBackward0 or MmBackward0):
+        torch.manual_seed(seed); x = torch.randn(N, in); layer = nn.Linear(in, out, bias=bias)
+        dy = torch.randn(N, out); x.requires_grad_(); layer(x).backward(dy)
+    Keys: seed N in out bias, dx_fnv1a64, dw_fnv1a64, db_fnv1a64 (bias only), dw_head, db_head.
+
 loader/...          the book's create_dataloader_v1 loader over a dataset of n items (the items are
     their indices), as calc_loss_loader and train_model_simple walk it:
         torch.manual_seed(seed)
@@ -66,6 +71,24 @@ def cross_entropy_case(seed, n, v, scale):
     print("end")
 
 
+def linear_case(seed, n, fan_in, fan_out, bias):
+    torch.manual_seed(seed)
+    x = torch.randn(n, fan_in)
+    layer = torch.nn.Linear(fan_in, fan_out, bias=bias)
+    dy = torch.randn(n, fan_out)
+    x.requires_grad_(True)
+    layer(x).backward(dy)
+    print(f"case linear/seed{seed}/N{n}/in{fan_in}/out{fan_out}/{'bias' if bias else 'nobias'}")
+    print(f"seed {seed}\nN {n}\nin {fan_in}\nout {fan_out}\nbias {int(bias)}")
+    print(f"dx_fnv1a64 {fnv1a64(x.grad)}")
+    print(f"dw_fnv1a64 {fnv1a64(layer.weight.grad)}")
+    print(f"dw_head {hex32(layer.weight.grad.reshape(-1)[:4].tolist())}")
+    if bias:
+        print(f"db_fnv1a64 {fnv1a64(layer.bias.grad)}")
+        print(f"db_head {hex32(layer.bias.grad[:4].tolist())}")
+    print("end")
+
+
 def loader_case(seed, n, batch_size, shuffle, drop_last, epochs):
     torch.manual_seed(seed)
     loader = DataLoader(range(n), batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, num_workers=0)
@@ -89,6 +112,10 @@ for seed, n, v, scale in [(0, 1, 1, 1.0), (1, 1, 7, 1.0), (2, 3, 8, 1.0), (3, 5,
                           (5, 17, 1000, 0.25), (6, 31, 15, 8.0), (7, 64, 50257, 2.0), (8, 300, 33, 1.0),
                           (9, 512, 50257, 1.0), (10, 1030, 20, 1.0)]:
     cross_entropy_case(seed, n, v, scale)
+for seed, n, fan_in, fan_out, bias in [(0, 1, 3, 2, True), (1, 6, 16, 48, True), (2, 6, 16, 50257, False),
+                                       (3, 512, 768, 768, True), (4, 17, 64, 256, True), (5, 300, 33, 7, True),
+                                       (6, 1030, 24, 40, True), (7, 512, 768, 3072, False)]:
+    linear_case(seed, n, fan_in, fan_out, bias)
 for seed, n, b, shuffle, drop_last, epochs in [
         (123, 9, 2, True, True, ["full", "full", "full"]),
         (123, 9, 2, False, False, ["full", "full"]),

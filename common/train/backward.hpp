@@ -1,0 +1,20 @@
+// The backward passes of the book's GPTModel, one function per layer, each the float operations
+// PyTorch's autograd makes on a CPU, in its order (docs/pytorch-cpu-training.md says what is
+// verified). Forward saves what backward needs; shapes use the letters of torch/tensor.hpp:
+// N = B * T rows, C channels in, O channels out.
+#pragma once
+
+#include <cstddef>
+
+namespace llmfs {
+
+// nn.Linear's backward (AddmmBackward0 with a bias, MmBackward0 without) for y = x W^T + b:
+//   x [N, C], W [O, C], dy [N, O] -> dx [N, C], dW [O, C], db [O]
+//   dx = dy @ W        sgemm('N', 'N', C, N, O, 1, W, C, dy, O, 0, dx, C)   column-major, as PyTorch calls OpenBLAS
+//   dW = dy^T @ x      sgemm('N', 'T', C, O, N, 1, x, C, dy, O, 0, dW, C)
+//   db = dy.sum(0)     each column summed down the N rows in PyTorch's order (sum_columns)
+// dx or db may be nullptr (not wanted, or no bias). dW and db are set, not accumulated.
+void linear_backward(const float* x, const float* W, const float* dy, std::size_t N, std::size_t C, std::size_t O, float* dx,
+                     float* dW, float* db);
+
+}  // namespace llmfs

@@ -1,0 +1,109 @@
+// Each layer's backward against PyTorch's gradient bits (data/tests/train_cases.txt, made by
+// tests/goldens/make_train_goldens.py) and against finite differences of its forward.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "llmfs/torch/blas.hpp"
+#include "llmfs/torch/ops.hpp"
+#include "llmfs/torch/rng.hpp"
+#include "llmfs/train/backward.hpp"
+#include "test_support.hpp"
+
+using namespace llmfs;
+using llmfs::testing::fnv1a64;
+using llmfs::testing::hex32;
+
+namespace {
+
+std::string head(const std::vector<float>& v, std::size_t n) {
+    std::string out;
+    for (std::size_t i = 0; i < std::min(n, v.size()); ++i) out += (i ? " " : "") + hex32(v[i]);
+    return out;
+}
+
+// y = x W^T + b in double, row r column j
+double linear_at(const std::vector<float>& x, const std::vector<float>& W, const std::vector<float>& b, std::size_t r, std::size_t j,
+                 std::size_t C) {
+    double y = b.empty() ? 0.0 : b[j];
+    for (std::size_t k = 0; k < C; ++k) y += static_cast<double>(x[r * C + k]) * W[j * C + k];
+    return y;
+}
+
+}  // namespace
+
+// Tagged [blas]: exact under the goldens' OpenBLAS kernel (CMake runs it there), close elsewhere.
+TEST_CASE("linear_backward: PyTorch's dx, dW and db bits (AddmmBackward0, MmBackward0), 1 to 1030 rows, up to 50257 outputs", "[blas]") {
+    for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/train_cases.txt", "linear")) {
+        INFO(c.name);
+        const std::size_t N = c.number("N"), C = c.number("in"), O = c.number("out");
+        const bool bias = c.number("bias") == 1;
+        // torch.manual_seed(seed); x = torch.randn(N, in); layer = nn.Linear(in, out, bias); dy = torch.randn(N, out)
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(c.number("seed"));
+        std::vector<float> x(N * C), W(O * C), b(bias ? O : 0), dy(N * O);
+        gen.normal_(x.data(), x.size(), 0.0, 1.0);
+        init_linear_(gen, W.data(), O, C, bias ? b.data() : nullptr);
+        gen.normal_(dy.data(), dy.size(), 0.0, 1.0);
+        std::vector<float> dx(N * C), dW(O * C), db(O);
+        linear_backward(x.data(), W.data(), dy.data(), N, C, O, dx.data(), dW.data(), bias ? db.data() : nullptr);
+        if (blas_kernel() == golden_blas_kernel()) {  // the products' bits are the goldens' kernel's
+            CHECK(fnv1a64(dx) == c.at("dx_fnv1a64"));
+            CHECK(head(dW, 4) == c.at("dw_head"));
+            CHECK(fnv1a64(dW) == c.at("dw_fnv1a64"));
+        } else {  // another kernel rounds the products otherwise: 64 elements of each against double sums
+            for (std::size_t s = 0; s < 64; ++s) {
+                const std::size_t r = (s * 7919) % N, k = (s * 104729) % C, j = (s * 1299709) % O;
+                double want_dx = 0.0, want_dw = 0.0;
+                for (std::size_t q = 0; q < O; ++q) want_dx += static_cast<double>(dy[r * O + q]) * W[q * C + k];
+                for (std::size_t q = 0; q < N; ++q) want_dw += static_cast<double>(dy[q * O + j]) * x[q * C + k];
+                CHECK(dx[r * C + k] == Approx(want_dx).epsilon(1e-4).margin(1e-4));
+                CHECK(dW[j * C + k] == Approx(want_dw).epsilon(1e-4).margin(1e-4));
+            }
+        }
+        if (bias) {  // no product: the goldens' bits on every kernel
+            CHECK(head(db, 4) == c.at("db_head"));
+            CHECK(fnv1a64(db) == c.at("db_fnv1a64"));
+        }
+    }
+}
+
+TEST_CASE("linear_backward: the gradients of sum(y * dy), by finite differences") {
+    const std::size_t N = 3, C = 4, O = 2;
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(9);
+    std::vector<float> x(N * C), W(O * C), b(O), dy(N * O);
+    gen.normal_(x.data(), x.size(), 0.0, 1.0);
+    init_linear_(gen, W.data(), O, C, b.data());
+    gen.normal_(dy.data(), dy.size(), 0.0, 1.0);
+    std::vector<float> dx(N * C), dW(O * C), db(O);
+    linear_backward(x.data(), W.data(), dy.data(), N, C, O, dx.data(), dW.data(), db.data());
+    // L = sum(y * dy); dL/dp by central differences in double
+    auto loss = [&](const std::vector<float>& xs, const std::vector<float>& Ws, const std::vector<float>& bs) {
+        double L = 0.0;
+        for (std::size_t r = 0; r < N; ++r)
+            for (std::size_t j = 0; j < O; ++j) L += linear_at(xs, Ws, bs, r, j, C) * dy[r * O + j];
+        return L;
+    };
+    const float h = 1e-2f;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        auto plus = x, minus = x;
+        plus[i] += h;
+        minus[i] -= h;
+        CHECK(dx[i] == Approx((loss(plus, W, b) - loss(minus, W, b)) / (2.0 * h)).margin(1e-4));
+    }
+    for (std::size_t i = 0; i < W.size(); ++i) {
+        auto plus = W, minus = W;
+        plus[i] += h;
+        minus[i] -= h;
+        CHECK(dW[i] == Approx((loss(x, plus, b) - loss(x, minus, b)) / (2.0 * h)).margin(1e-4));
+    }
+    for (std::size_t j = 0; j < O; ++j) {
+        auto plus = b, minus = b;
+        plus[j] += h;
+        minus[j] -= h;
+        CHECK(db[j] == Approx((loss(x, W, plus) - loss(x, W, minus)) / (2.0 * h)).margin(1e-4));
+    }
+}
