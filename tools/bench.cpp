@@ -1,4 +1,4 @@
-// llmfs-bench: how long the expensive steps take, for the README's performance table and for
+// llmfs-bench: how long the expensive steps take, for docs/performance.md's tables and for
 // spotting regressions (benchmarks, not timed tests).
 //   llmfs-bench [--model NAME] [--repeat N]     tokenizer load, model build, forward, generation
 //   llmfs-bench mha --batch B --tokens T --dim D --heads H [--json] [--figure PNG] [--pytorch JSON]
@@ -284,7 +284,7 @@ public:
     double seconds() const { return seconds_; }  // all passes so far
     double bytes_per_s() const { return static_cast<double>(passes_ * kFloats * sizeof(float)) / seconds_; }
 
-    // The host's two regimes (README): the steps after a pass that read under kFastMoment bytes/s,
+    // The host's two regimes (docs/performance.md, "Two regimes"): the steps after a pass that read under kFastMoment bytes/s,
     // or from it. Each step's bound is bytes_per_step at its own pass's bandwidth; the share is
     // their sum over the steps' time. No steps: share 0.
     static constexpr double kFastMoment = 70e9;

@@ -1,4 +1,4 @@
-"""PyTorch's side of the README's performance table (not part of the tests).
+"""PyTorch's side of docs/performance.md's tables (not part of the tests).
 
     /usr/bin/python3 tools/bench_pytorch.py build                 # torch.manual_seed(123); GPTModel(GPT_CONFIG_124M)
     /usr/bin/python3 tools/bench_pytorch.py generate [--tokens N] [--kv-cache] [--load N]

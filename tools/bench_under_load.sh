@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's "idle / under load" figures (issue 20): three rounds, each running llmfs (default
+# docs/performance.md's "idle / under load" figures (issue 20): three rounds, each running llmfs (default
 # threads, then LLMFS_THREADS=1) and PyTorch (tools/bench_pytorch.py) idle and beside one CPU-bound
 # process, for the KV-cache and the no-cache paths, then llmfs-bench mha idle and loaded.
 # Report the median of the three rounds for each line. Needs a Release build in build/ and

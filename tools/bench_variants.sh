@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's table for the bonus scripts' GPTs (issue 18): ROUNDS rounds, in each of which every
+# docs/performance.md's table for the bonus scripts' GPTs (issue 18): ROUNDS rounds, in each of which every
 # variant runs in PyTorch 1.13 (the book's script in float32, tools/bench_pytorch.py variant) and
 # then in llmfs (llmfs-bench variants --variant V), one program per process, then chapter 4's GPT
 # the same way (generate --kv-cache). Prints each run as it goes, then the table: medians of the

@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
     copy_cmd->add_option("-o,--output", output, "write it to this file instead of stdout");
 
     app.footer("Verdicts: right (byte for byte), right-not-bit-exact (the last printed digits), differs, build-error,\n"
-               "runtime-error, not-finished (a TODO is left). Instructors: README.md, \"For instructors\".");
+               "runtime-error, not-finished (a TODO is left). Instructors: docs/classroom.md.");
     return run_tool(app, argc, argv, [&] {
         if (*check_cmd) return check(check_opt, argv[0]);
         if (*handout_cmd) return handout(handout_dir);

@@ -17,7 +17,7 @@ using namespace llmfs;
 namespace {
 
 void add_figure(ArgumentParser& p, const std::string& file_name) {
-    p.add_string("--figure", file_name, "PNG to write (a bare name goes to the figures folder, see the README)");
+    p.add_string("--figure", file_name, "PNG to write (a bare name goes to the figures folder, see docs/bonus-scripts.md)");
 }
 
 // Where the figure goes: a name without a folder goes to the figures folder (never the current one).

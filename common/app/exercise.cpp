@@ -356,10 +356,11 @@ std::vector<fs::path> handout_files(const fs::path& source_dir) {
     // What a student's tree holds: the build, the library, the chapters and exercises (student
     // version), the tools, the data and goldens, the tests and the scripts that made the goldens.
     static const std::vector<std::string> kTop = {"CMakeLists.txt", "cmake", "common", "chapters", "data", "docs", "tests", "tools"};
-    // The solutions, the PyTorch reference solutions, and the instructor's classroom tests (which
-    // answer 3.2 to check the checking).
+    // The solutions, the PyTorch reference solutions, the instructor's classroom tests (which
+    // answer 3.2 to check the checking), and the classroom page (its walk-through of 3.2 shows the answer).
     static const std::vector<std::string> kLeftOut = {"chapters/exercises/solutions", "tests/goldens/exercises_reference.py",
-                                                      "chapters/exercises/README-student.md", "tests/classroom"};
+                                                      "chapters/exercises/README-student.md", "tests/classroom",
+                                                      "docs/classroom.md"};
     std::vector<fs::path> files;
     for (const std::string& top : kTop) {
         const fs::path root = source_dir / top;

@@ -91,8 +91,9 @@ std::vector<std::string> write_student_sources(const std::filesystem::path& solu
 
 // The files of a student hand-out, relative to the source tree: what a student needs to build,
 // run, change and check the programs and exercises, without chapters/exercises/solutions/,
-// tests/goldens/exercises_reference.py (the book's solutions in PyTorch) and tests/classroom/
-// (the instructor's tests, which answer an exercise); the hand-out's README.md is
+// tests/goldens/exercises_reference.py (the book's solutions in PyTorch), tests/classroom/
+// (the instructor's tests, which answer an exercise) and docs/classroom.md (whose walk-through shows
+// 3.2's answer); the hand-out's README.md is
 // chapters/exercises/README-student.md.
 std::vector<std::filesystem::path> handout_files(const std::filesystem::path& source_dir);
 // Writes the hand-out of `source_dir` into `out_dir` (which must not exist, or be empty).

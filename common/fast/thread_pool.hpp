@@ -63,7 +63,7 @@ private:
     // run and handed over under a mutex, as before, held the caller's first chunk back 1.6-1.8 us
     // and its return 1.3-1.4 us after the last chunk ended; now 0.15 and 0.2 (a 2.4 MB product in
     // 36 chunks, Zen 5 VM). A bonus GPT's decoding step is 61 runs: 1 to 3 points more of the
-    // bandwidth bound in the host's fast moments (README, performance).
+    // bandwidth bound in the host's fast moments (docs/performance.md).
     std::vector<std::thread> workers_;
     std::unique_ptr<Share[]> shares_;                  // thread t's chunks left (the caller is thread 0)
     const std::function<void(std::size_t)>* fn_ = nullptr;  // the open run's (the caller's), set before it is published

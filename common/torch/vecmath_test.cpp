@@ -4,7 +4,7 @@
 //   avx2 (x86-64), advsimd (aarch64), purecfma (scalar with FMA): PyTorch's bits on every input.
 //     SLEEF's algorithm with FMA rounds the same way at any vector width; on x86 this was also
 //     checked on all 2^32 floats for both functions (purecfma against avx2: no difference; purec
-//     differs on 1.9 million inputs for exp, 976 for tanh), and on aarch64 under qemu (README).
+//     differs on 1.9 million inputs for exp, 976 for tanh), and on aarch64 under qemu (docs/cpus-arm-macos.md).
 //   purec (scalar without FMA, the last resort on x86 CPUs without FMA): not PyTorch's bits; it
 //     differs on every input of the sleef-purec-differs groups, picked for that on x86 (for exp
 //     often; for tanh one input in a million random ones).

@@ -3,7 +3,7 @@
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 file(REMOVE_RECURSE ${HANDOUT})
 run_and_expect(0 "Wrote the student hand-out to .* \\([0-9]+ files, no answer in any of them: checked\\)" ${TOOL} handout ${HANDOUT})
-foreach(absent chapters/exercises/solutions tests/goldens/exercises_reference.py)
+foreach(absent chapters/exercises/solutions tests/goldens/exercises_reference.py docs/classroom.md)
   if(EXISTS ${HANDOUT}/${absent})
     message(FATAL_ERROR "the hand-out holds ${absent}")
   endif()

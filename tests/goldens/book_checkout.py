@@ -1,7 +1,7 @@
 """The book's checkout, as every golden script here takes it: the first positional argument, BOOK.
 
 BOOK is a checkout of github.com/rasbt/LLMs-from-scratch (the goldens were made from its commit
-28c65cd unless a script's row in README.md names another). It is the first command-line argument
+28c65cd unless a script's row in docs/programs.md names another). It is the first command-line argument
 that does not start with '-'. Without it, or when the checkout lacks the file the script reads,
 the script prints its usage line on stderr and exits 2. Nothing here writes anything.
 """

@@ -8,7 +8,7 @@ cache_v (grown by torch.cat), GPTModel keeps current_pos for the position ids, a
 generate_text_simple_cached feeds the prompt once, then one token per step. It runs in eval mode,
 so no dropout is drawn and the output is the same for both Bernoulli kernels. As in the C++
 program, the timing lines go to stderr so stdout is the golden. tools/bench_pytorch.py imports
-these classes for the PyTorch side of the README's performance table.
+these classes for the PyTorch side of docs/performance.md's tables.
 """
 import sys
 import time
