@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace llmfs {
 
@@ -16,5 +17,14 @@ namespace llmfs {
 // dx or db may be nullptr (not wanted, or no bias). dW and db are set, not accumulated.
 void linear_backward(const float* x, const float* W, const float* dy, std::size_t N, std::size_t C, std::size_t O, float* dx,
                      float* dW, float* db);
+
+// nn.Embedding's backward (EmbeddingBackward0, embedding_dense_backward_cpu): dW [V, C] zeroed,
+// then each of the N rows of dy [N, C] added into the row of its id, in order (ids [N] in [0, V)).
+void embedding_backward(const std::int64_t* ids, const float* dy, std::size_t N, std::size_t V, std::size_t C, float* dW);
+
+// GPTModel's position embedding, pos_emb(torch.arange(T)) added to every row of the batch:
+// AddBackward0's sum_to adds dy [B, T, C] over B (sum_columns of [B, T*C]), then the embedding's
+// backward puts row t into row t of dW [context, C] (rows T.. stay 0).
+void position_embedding_backward(const float* dy, std::size_t B, std::size_t T, std::size_t C, std::size_t context, float* dW);
 
 }  // namespace llmfs

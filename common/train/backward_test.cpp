@@ -107,3 +107,31 @@ TEST_CASE("linear_backward: the gradients of sum(y * dy), by finite differences"
         CHECK(db[j] == Approx((loss(x, W, plus) - loss(x, W, minus)) / (2.0 * h)).margin(1e-4));
     }
 }
+
+TEST_CASE("embedding_backward and position_embedding_backward: PyTorch's gradient bits, repeated ids, B of 1 to 9") {
+    for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/train_cases.txt", "embedding")) {
+        INFO(c.name);
+        const std::size_t V = c.number("V"), C = c.number("C"), context = c.number("context"), B = c.number("B"), T = c.number("T");
+        // torch.manual_seed(seed); tok = nn.Embedding(V, C); pos = nn.Embedding(context, C)
+        // ids = torch.randint(0, V, (B, T)); dy = torch.randn(B, T, C)
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(c.number("seed"));
+        std::vector<float> tok(V * C), pos(context * C), dy(B * T * C);
+        init_embedding_(gen, tok.data(), V, C);
+        init_embedding_(gen, pos.data(), context, C);
+        const std::vector<std::int64_t> ids = gen.randint(0, static_cast<std::int64_t>(V), B * T);
+        REQUIRE(ids == c.indices("ids"));
+        gen.normal_(dy.data(), dy.size(), 0.0, 1.0);
+        std::vector<float> dtok(V * C), dpos(context * C);
+        embedding_backward(ids.data(), dy.data(), B * T, V, C, dtok.data());
+        position_embedding_backward(dy.data(), B, T, C, context, dpos.data());
+        CHECK(head(std::vector<float>(dtok.begin() + ids[0] * static_cast<std::ptrdiff_t>(C), dtok.begin() + (ids[0] + 1) * static_cast<std::ptrdiff_t>(C)), 4) ==
+              c.at("tok_head"));
+        CHECK(fnv1a64(dtok) == c.at("tok_fnv1a64"));
+        CHECK(head(dpos, std::min<std::size_t>(4, C)) == c.at("pos_head"));  // pos.weight.grad[0][:4]
+        CHECK(fnv1a64(dpos) == c.at("pos_fnv1a64"));
+    }
+    const std::vector<std::int64_t> bad{3};
+    std::vector<float> dW(6), dy(2);
+    CHECK_THROWS_WITH(embedding_backward(bad.data(), dy.data(), 1, 3, 2, dW.data()), Catch::Contains("id 3") && Catch::Contains("3 embeddings"));
+}

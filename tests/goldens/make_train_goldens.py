@@ -22,6 +22,14 @@ linear/...          a Linear layer's backward, as autograd runs it (AddmmBackwar
         dy = torch.randn(N, out); x.requires_grad_(); layer(x).backward(dy)
     Keys: seed N in out bias, dx_fnv1a64, dw_fnv1a64, db_fnv1a64 (bias only), dw_head, db_head.
 
+embedding/...       GPTModel's two embeddings and their sum, backward (EmbeddingBackward0, and the
+    position embedding's broadcast over the batch summed by AddBackward0's sum_to):
+        torch.manual_seed(seed); tok = nn.Embedding(V, C); pos = nn.Embedding(context, C)
+        ids = torch.randint(0, V, (B, T)); dy = torch.randn(B, T, C)
+        (tok(ids) + pos(torch.arange(T))).backward(dy)
+    Keys: seed V C context B T, ids (all B*T), tok_fnv1a64, pos_fnv1a64, tok_head (the first 4
+    elements of the row of ids[0]), pos_head.
+
 loader/...          the book's create_dataloader_v1 loader over a dataset of n items (the items are
     their indices), as calc_loss_loader and train_model_simple walk it:
         torch.manual_seed(seed)
@@ -89,6 +97,23 @@ def linear_case(seed, n, fan_in, fan_out, bias):
     print("end")
 
 
+def embedding_case(seed, v, c, context, b, t):
+    torch.manual_seed(seed)
+    tok = torch.nn.Embedding(v, c)
+    pos = torch.nn.Embedding(context, c)
+    ids = torch.randint(0, v, (b, t))
+    dy = torch.randn(b, t, c)
+    (tok(ids) + pos(torch.arange(t))).backward(dy)
+    print(f"case embedding/seed{seed}/V{v}/C{c}/context{context}/B{b}/T{t}")
+    print(f"seed {seed}\nV {v}\nC {c}\ncontext {context}\nB {b}\nT {t}")
+    print("ids " + " ".join(str(i) for i in ids.reshape(-1).tolist()))
+    print(f"tok_fnv1a64 {fnv1a64(tok.weight.grad)}")
+    print(f"pos_fnv1a64 {fnv1a64(pos.weight.grad)}")
+    print(f"tok_head {hex32(tok.weight.grad[ids[0, 0]][:4].tolist())}")
+    print(f"pos_head {hex32(pos.weight.grad[0][:4].tolist())}")
+    print("end")
+
+
 def loader_case(seed, n, batch_size, shuffle, drop_last, epochs):
     torch.manual_seed(seed)
     loader = DataLoader(range(n), batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, num_workers=0)
@@ -116,6 +141,9 @@ for seed, n, fan_in, fan_out, bias in [(0, 1, 3, 2, True), (1, 6, 16, 48, True),
                                        (3, 512, 768, 768, True), (4, 17, 64, 256, True), (5, 300, 33, 7, True),
                                        (6, 1030, 24, 40, True), (7, 512, 768, 3072, False)]:
     linear_case(seed, n, fan_in, fan_out, bias)
+for seed, v, c, context, b, t in [(0, 5, 3, 4, 1, 4), (1, 7, 8, 8, 3, 8), (2, 50, 16, 16, 2, 16), (3, 50257, 32, 256, 2, 256),
+                                  (4, 13, 768, 256, 2, 256), (5, 3, 40, 20, 9, 20), (6, 20, 33, 64, 5, 37)]:
+    embedding_case(seed, v, c, context, b, t)
 for seed, n, b, shuffle, drop_last, epochs in [
         (123, 9, 2, True, True, ["full", "full", "full"]),
         (123, 9, 2, False, False, ["full", "full"]),
