@@ -1,6 +1,7 @@
 #include "llmfs/train/backward.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <cblas.h>
 
 #include "llmfs/torch/ops.hpp"
+#include "llmfs/torch/vecmath.hpp"
 
 namespace llmfs {
 
@@ -22,6 +24,26 @@ void linear_backward(const float* x, const float* W, const float* dy, std::size_
         std::fill(dW, dW + O * C, 0.0f);
     }
     if (db != nullptr) sum_columns(dy, N, O, db);  // sum_to: dy.sum(0)
+}
+
+void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n) {
+    const float c = std::sqrt(static_cast<float>(2.0 / M_PI));  // torch.sqrt(torch.tensor(2.0 / torch.pi))
+    std::vector<float> t(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const float cube = (x[i] * x[i]) * x[i];          // torch.pow(x, 3)
+        t[i] = c * (x[i] + 0.044715f * cube);             // c * (x + 0.044715 * x^3)
+    }
+    vec_tanh(t.data(), t.data(), n);                      // torch.tanh, saved for TanhBackward0
+    for (std::size_t i = 0; i < n; ++i) {
+        const float g = dy[i];
+        const float ga = g * (1.0f + t[i]);               // grad * other, other = 1 + tanh(...)
+        const float gb = g * (0.5f * x[i]);               // grad * self, self = 0.5 * x
+        const float gt = gb * std::fma(-t[i], t[i], 1.0f); // tanh_backward: grad * (1 - t * t)
+        const float gs = gt * c;
+        const float gp = gs * 0.044715f;
+        const float from_pow = gp * (3.0f * (x[i] * x[i])); // pow_backward: grad * (3 * x^2)
+        dx[i] = (gs + from_pow) + ga * 0.5f;               // x's gradients in arrival order
+    }
 }
 
 void embedding_backward(const std::int64_t* ids, const float* dy, std::size_t N, std::size_t V, std::size_t C, float* dW) {

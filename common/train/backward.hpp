@@ -18,6 +18,18 @@ namespace llmfs {
 void linear_backward(const float* x, const float* W, const float* dy, std::size_t N, std::size_t C, std::size_t O, float* dx,
                      float* dW, float* db);
 
+// The book's GELU, 0.5 * x * (1 + tanh(c * (x + 0.044715 * pow(x, 3)))) with c = sqrt(2 / pi) as
+// a float32 tensor, differentiated op by op as autograd does, nodes in reverse creation order:
+//   MulBackward0 (the outer *)      ga = g * (1 + t),  gb = g * (0.5 * x)
+//   TanhBackward0                   gt = gb * fma(-t, t, 1)        (GCC contracted 1 - t*t)
+//   MulBackward0 (c *)              gs = gt * c
+//   AddBackward0 (x + ...)          x's first gradient: gs
+//   MulBackward0 (0.044715 *)       gp = gs * 0.044715f
+//   PowBackward0                    x += gp * (3 * (x * x))
+//   MulBackward0 (0.5 * x)          x += ga * 0.5f
+// so dx = (gs + gp * (3 * (x * x))) + ga * 0.5f. x, dy, dx [n] (dx may be dy).
+void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n);
+
 // nn.Embedding's backward (EmbeddingBackward0, embedding_dense_backward_cpu): dW [V, C] zeroed,
 // then each of the N rows of dy [N, C] added into the row of its id, in order (ids [N] in [0, V)).
 void embedding_backward(const std::int64_t* ids, const float* dy, std::size_t N, std::size_t V, std::size_t C, float* dW);

@@ -135,3 +135,31 @@ TEST_CASE("embedding_backward and position_embedding_backward: PyTorch's gradien
     std::vector<float> dW(6), dy(2);
     CHECK_THROWS_WITH(embedding_backward(bad.data(), dy.data(), 1, 3, 2, dW.data()), Catch::Contains("id 3") && Catch::Contains("3 embeddings"));
 }
+
+TEST_CASE("gelu_backward: PyTorch's gradient bits through the book's GELU, op by op") {
+    for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/train_cases.txt", "gelu")) {
+        INFO(c.name);
+        const std::size_t n = c.number("n");
+        // torch.manual_seed(seed); x = torch.randn(n) * scale; dy = torch.randn(n)
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(c.number("seed"));
+        std::vector<float> x(n), dy(n), dx(n);
+        gen.normal_(x.data(), n, 0.0, 1.0);
+        const auto scale = static_cast<float>(std::stod(c.at("scale")));
+        for (float& v : x) v *= scale;
+        gen.normal_(dy.data(), n, 0.0, 1.0);
+        gelu_backward(x.data(), dy.data(), dx.data(), n);
+        CHECK(head(dx, 8) == c.at("dx_head"));
+        CHECK(fnv1a64(dx) == c.at("dx_fnv1a64"));
+    }
+}
+
+TEST_CASE("gelu_backward: the derivative of the tanh GELU, by finite differences") {
+    auto gelu = [](double x) { return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x))); };
+    std::vector<float> x{-4.0f, -1.5f, -0.3f, 0.0f, 0.2f, 1.0f, 2.5f, 6.0f}, dy(x.size(), 1.0f), dx(x.size());
+    gelu_backward(x.data(), dy.data(), dx.data(), x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const double h = 1e-4;
+        CHECK(dx[i] == Approx((gelu(x[i] + h) - gelu(x[i] - h)) / (2 * h)).margin(1e-5));
+    }
+}

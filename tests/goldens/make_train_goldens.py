@@ -30,6 +30,11 @@ embedding/...       GPTModel's two embeddings and their sum, backward (Embedding
     Keys: seed V C context B T, ids (all B*T), tok_fnv1a64, pos_fnv1a64, tok_head (the first 4
     elements of the row of ids[0]), pos_head.
 
+gelu/...            the book's GELU (chapter 4's class, its elementary ops) backward:
+        torch.manual_seed(seed); x = torch.randn(n) * scale; dy = torch.randn(n)
+        x.requires_grad_(); GELU()(x).backward(dy)
+    Keys: seed n scale, dx_fnv1a64, dx_head (the first 8).
+
 loader/...          the book's create_dataloader_v1 loader over a dataset of n items (the items are
     their indices), as calc_loss_loader and train_model_simple walk it:
         torch.manual_seed(seed)
@@ -114,6 +119,30 @@ def embedding_case(seed, v, c, context, b, t):
     print("end")
 
 
+class GELU(torch.nn.Module):  # ch04/01_main-chapter-code, as the book writes it
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return 0.5 * x * (1 + torch.tanh(
+            torch.sqrt(torch.tensor(2.0 / torch.pi)) *
+            (x + 0.044715 * torch.pow(x, 3))
+        ))
+
+
+def gelu_case(seed, n, scale):
+    torch.manual_seed(seed)
+    x = torch.randn(n) * scale
+    dy = torch.randn(n)
+    x.requires_grad_(True)
+    GELU()(x).backward(dy)
+    print(f"case gelu/seed{seed}/n{n}/scale{scale}")
+    print(f"seed {seed}\nn {n}\nscale {scale}")
+    print(f"dx_fnv1a64 {fnv1a64(x.grad)}")
+    print(f"dx_head {hex32(x.grad[:8].tolist())}")
+    print("end")
+
+
 def loader_case(seed, n, batch_size, shuffle, drop_last, epochs):
     torch.manual_seed(seed)
     loader = DataLoader(range(n), batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, num_workers=0)
@@ -144,6 +173,9 @@ for seed, n, fan_in, fan_out, bias in [(0, 1, 3, 2, True), (1, 6, 16, 48, True),
 for seed, v, c, context, b, t in [(0, 5, 3, 4, 1, 4), (1, 7, 8, 8, 3, 8), (2, 50, 16, 16, 2, 16), (3, 50257, 32, 256, 2, 256),
                                   (4, 13, 768, 256, 2, 256), (5, 3, 40, 20, 9, 20), (6, 20, 33, 64, 5, 37)]:
     embedding_case(seed, v, c, context, b, t)
+for seed, n, scale in [(0, 1, 1.0), (1, 7, 1.0), (2, 8, 2.0), (3, 100, 4.0), (4, 3072 * 4, 1.0), (5, 1000, 0.0625),
+                       (6, 4099, 8.0)]:
+    gelu_case(seed, n, scale)
 for seed, n, b, shuffle, drop_last, epochs in [
         (123, 9, 2, True, True, ["full", "full", "full"]),
         (123, 9, 2, False, False, ["full", "full"]),
