@@ -46,6 +46,45 @@ void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n) {
     }
 }
 
+void layer_norm_backward(const float* x, const float* scale, const float* dy, std::size_t N, std::size_t C, float eps, float* dx,
+                         float* dscale, float* dshift, bool accumulate) {
+    std::vector<float> a(N * C), norm_x(N * C), s(N), mean(N);
+    for (std::size_t r = 0; r < N; ++r) {  // the forward's values autograd saved
+        const float* row = x + r * C;
+        mean[r] = reduce_sum(row, C) / static_cast<float>(C);            // x.mean(dim=-1, keepdim=True)
+        const float var = welford_var(row, C, 1, 0.0);                    // x.var(dim=-1, unbiased=False)
+        s[r] = std::sqrt(var + eps);                                      // torch.sqrt(var + self.eps)
+        for (std::size_t c = 0; c < C; ++c) {
+            a[r * C + c] = row[c] - mean[r];                              // x - mean
+            norm_x[r * C + c] = a[r * C + c] / s[r];
+        }
+    }
+    std::vector<float> work(N * C);
+    sum_columns(dy, N, C, dshift);                                        // shift: sum_to(grad, [C])
+    for (std::size_t i = 0; i < N * C; ++i) work[i] = dy[i] * norm_x[i];
+    sum_columns(work.data(), N, C, dscale);                               // scale: sum_to(grad * norm_x, [C])
+    const float two_over_c = static_cast<float>(2.0 / static_cast<double>(C));  // var_backward's 2 / (C - 0)
+    std::vector<float> gn(C), ga(C), q(C);
+    for (std::size_t r = 0; r < N; ++r) {
+        const float* g = dy + r * C;
+        for (std::size_t c = 0; c < C; ++c) {
+            gn[c] = g[c] * scale[c];                                      // norm_x's gradient: grad * scale
+            ga[c] = gn[c] / s[r];                                         // DivBackward0, self: grad / other
+            q[c] = -gn[c] * ((a[r * C + c] / s[r]) / s[r]);              // other: -grad * ((self / other) / other)
+        }
+        const float gs = reduce_sum(q.data(), C);                         // sum_to [N, 1]
+        const float gv = gs / (2.0f * s[r]);                              // SqrtBackward0: grad / (2 * result)
+        for (std::size_t c = 0; c < C; ++c) q[c] = -ga[c];
+        const float gm = reduce_sum(q.data(), C);                         // SubBackward0, other: sum_to(-grad)
+        float* out = dx + r * C;
+        for (std::size_t c = 0; c < C; ++c) {
+            const float from_var = (two_over_c * gv) * (x[r * C + c] - mean[r]);
+            const float from_mean = gm / static_cast<float>(C);
+            out[c] = ((accumulate ? out[c] + ga[c] : ga[c]) + from_var) + from_mean;
+        }
+    }
+}
+
 void embedding_backward(const std::int64_t* ids, const float* dy, std::size_t N, std::size_t V, std::size_t C, float* dW) {
     std::fill(dW, dW + V * C, 0.0f);
     for (std::size_t i = 0; i < N; ++i) {

@@ -30,6 +30,22 @@ void linear_backward(const float* x, const float* W, const float* dy, std::size_
 // so dx = (gs + gp * (3 * (x * x))) + ga * 0.5f. x, dy, dx [n] (dx may be dy).
 void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n);
 
+// The book's LayerNorm, mean = x.mean(-1), var = x.var(-1, unbiased=False),
+// norm_x = (x - mean) / sqrt(var + eps), y = scale * norm_x + shift, over N rows of C, differentiated
+// op by op (nodes in reverse creation order; "rows" sums are sum_to over the last dim, reduce_sum's
+// contiguous order; "columns" sums are sum_to over the rows, sum_columns):
+//   AddBackward0 (+ shift)     dshift = columns(g)
+//   MulBackward0 (scale *)     dscale = columns(g * norm_x),  gn = g * scale
+//   DivBackward0               ga = gn / s,  gs = rows(-gn * ((a / s) / s))    a = x - mean, s = sqrt(var + eps)
+//   SqrtBackward0              gv = gs / (2 * s)
+//   SubBackward0 (x - mean)    x gets ga;  gm = rows(-ga)
+//   VarBackward0               x += (float(2 / C) * gv) * (x - mean)           the mean recomputed
+//   MeanBackward1              x += gm / float(C)
+// dx: set to ((ga + var's) + mean's), or, with accumulate, added onto dx's gradient from the
+// tensor's later use (the block's shortcut): (((dx + ga) + var's) + mean's). x, dy, dx [N, C].
+void layer_norm_backward(const float* x, const float* scale, const float* dy, std::size_t N, std::size_t C, float eps, float* dx,
+                         float* dscale, float* dshift, bool accumulate);
+
 // nn.Embedding's backward (EmbeddingBackward0, embedding_dense_backward_cpu): dW [V, C] zeroed,
 // then each of the N rows of dy [N, C] added into the row of its id, in order (ids [N] in [0, V)).
 void embedding_backward(const std::int64_t* ids, const float* dy, std::size_t N, std::size_t V, std::size_t C, float* dW);

@@ -163,3 +163,65 @@ TEST_CASE("gelu_backward: the derivative of the tanh GELU, by finite differences
         CHECK(dx[i] == Approx((gelu(x[i] + h) - gelu(x[i] - h)) / (2 * h)).margin(1e-5));
     }
 }
+
+TEST_CASE("layer_norm_backward: PyTorch's dx, dscale and dshift bits through the book's LayerNorm, op by op") {
+    for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/train_cases.txt", "layernorm")) {
+        INFO(c.name);
+        const std::size_t N = c.number("N"), C = c.number("C");
+        // torch.manual_seed(seed); x = torch.randn(N, C) * xscale; scale, shift, dy = torch.randn(...)
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(c.number("seed"));
+        std::vector<float> x(N * C), scale(C), shift(C), dy(N * C);
+        gen.normal_(x.data(), x.size(), 0.0, 1.0);
+        const auto xscale = static_cast<float>(std::stod(c.at("xscale")));
+        for (float& v : x) v *= xscale;
+        gen.normal_(scale.data(), C, 0.0, 1.0);
+        gen.normal_(shift.data(), C, 0.0, 1.0);
+        gen.normal_(dy.data(), dy.size(), 0.0, 1.0);
+        std::vector<float> dx(N * C), dscale(C), dshift(C);
+        layer_norm_backward(x.data(), scale.data(), dy.data(), N, C, 1e-5f, dx.data(), dscale.data(), dshift.data(), false);
+        CHECK(head(dx, 4) == c.at("dx_head"));
+        CHECK(fnv1a64(dx) == c.at("dx_fnv1a64"));
+        CHECK(head(dscale, 4) == c.at("dscale_head"));
+        CHECK(fnv1a64(dscale) == c.at("dscale_fnv1a64"));
+        CHECK(fnv1a64(dshift) == c.at("dshift_fnv1a64"));
+    }
+}
+
+TEST_CASE("layer_norm_backward: the gradients of sum(y * dy), by finite differences, and accumulate adds onto dx") {
+    const std::size_t N = 2, C = 5;
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(3);
+    std::vector<float> x(N * C), scale(C), dy(N * C);
+    gen.normal_(x.data(), x.size(), 0.0, 1.0);
+    gen.normal_(scale.data(), C, 0.0, 1.0);
+    gen.normal_(dy.data(), dy.size(), 0.0, 1.0);
+    auto loss = [&](const std::vector<float>& xs, const std::vector<float>& sc) {  // sum(LayerNorm(x) * dy) in double, shift 0
+        double L = 0.0;
+        for (std::size_t r = 0; r < N; ++r) {
+            double mean = 0.0, var = 0.0;
+            for (std::size_t c = 0; c < C; ++c) mean += xs[r * C + c] / static_cast<double>(C);
+            for (std::size_t c = 0; c < C; ++c) var += (xs[r * C + c] - mean) * (xs[r * C + c] - mean) / static_cast<double>(C);
+            for (std::size_t c = 0; c < C; ++c) L += sc[c] * (xs[r * C + c] - mean) / std::sqrt(var + 1e-5) * dy[r * C + c];
+        }
+        return L;
+    };
+    std::vector<float> dx(N * C), dscale(C), dshift(C);
+    layer_norm_backward(x.data(), scale.data(), dy.data(), N, C, 1e-5f, dx.data(), dscale.data(), dshift.data(), false);
+    const float h = 1e-2f;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        auto plus = x, minus = x;
+        plus[i] += h;
+        minus[i] -= h;
+        CHECK(dx[i] == Approx((loss(plus, scale) - loss(minus, scale)) / (2.0 * h)).margin(2e-3));
+    }
+    for (std::size_t c = 0; c < C; ++c) {
+        auto plus = scale, minus = scale;
+        plus[c] += h;
+        minus[c] -= h;
+        CHECK(dscale[c] == Approx((loss(x, plus) - loss(x, minus)) / (2.0 * h)).margin(1e-3));
+    }
+    std::vector<float> onto(N * C, 0.25f), dscale2(C), dshift2(C);
+    layer_norm_backward(x.data(), scale.data(), dy.data(), N, C, 1e-5f, onto.data(), dscale2.data(), dshift2.data(), true);
+    for (std::size_t i = 0; i < x.size(); ++i) CHECK(onto[i] == Approx(dx[i] + 0.25f).margin(1e-5));
+}

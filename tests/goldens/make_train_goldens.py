@@ -35,6 +35,13 @@ gelu/...            the book's GELU (chapter 4's class, its elementary ops) back
         x.requires_grad_(); GELU()(x).backward(dy)
     Keys: seed n scale, dx_fnv1a64, dx_head (the first 8).
 
+layernorm/...       the book's LayerNorm (chapter 4's class: mean, var, sub, add, sqrt, div, mul, add)
+    backward, scale and shift drawn so that their gradients' roles show:
+        torch.manual_seed(seed); x = torch.randn(N, C) * xscale; ln = LayerNorm(C)
+        ln.scale.data = torch.randn(C); ln.shift.data = torch.randn(C); dy = torch.randn(N, C)
+        x.requires_grad_(); ln(x).backward(dy)
+    Keys: seed N C xscale, dx_fnv1a64, dscale_fnv1a64, dshift_fnv1a64, dx_head, dscale_head.
+
 loader/...          the book's create_dataloader_v1 loader over a dataset of n items (the items are
     their indices), as calc_loss_loader and train_model_simple walk it:
         torch.manual_seed(seed)
@@ -143,6 +150,39 @@ def gelu_case(seed, n, scale):
     print("end")
 
 
+class LayerNorm(torch.nn.Module):  # ch04/01_main-chapter-code, as the book writes it
+    def __init__(self, emb_dim):
+        super().__init__()
+        self.eps = 1e-5
+        self.scale = torch.nn.Parameter(torch.ones(emb_dim))
+        self.shift = torch.nn.Parameter(torch.zeros(emb_dim))
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, keepdim=True, unbiased=False)
+        norm_x = (x - mean) / torch.sqrt(var + self.eps)
+        return self.scale * norm_x + self.shift
+
+
+def layernorm_case(seed, n, c, xscale):
+    torch.manual_seed(seed)
+    x = torch.randn(n, c) * xscale
+    ln = LayerNorm(c)
+    ln.scale.data = torch.randn(c)
+    ln.shift.data = torch.randn(c)
+    dy = torch.randn(n, c)
+    x.requires_grad_(True)
+    ln(x).backward(dy)
+    print(f"case layernorm/seed{seed}/N{n}/C{c}/xscale{xscale}")
+    print(f"seed {seed}\nN {n}\nC {c}\nxscale {xscale}")
+    print(f"dx_fnv1a64 {fnv1a64(x.grad)}")
+    print(f"dscale_fnv1a64 {fnv1a64(ln.scale.grad)}")
+    print(f"dshift_fnv1a64 {fnv1a64(ln.shift.grad)}")
+    print(f"dx_head {hex32(x.grad.reshape(-1)[:4].tolist())}")
+    print(f"dscale_head {hex32(ln.scale.grad[:4].tolist())}")
+    print("end")
+
+
 def loader_case(seed, n, batch_size, shuffle, drop_last, epochs):
     torch.manual_seed(seed)
     loader = DataLoader(range(n), batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, num_workers=0)
@@ -176,6 +216,9 @@ for seed, v, c, context, b, t in [(0, 5, 3, 4, 1, 4), (1, 7, 8, 8, 3, 8), (2, 50
 for seed, n, scale in [(0, 1, 1.0), (1, 7, 1.0), (2, 8, 2.0), (3, 100, 4.0), (4, 3072 * 4, 1.0), (5, 1000, 0.0625),
                        (6, 4099, 8.0)]:
     gelu_case(seed, n, scale)
+for seed, n, c, xscale in [(0, 1, 4, 1.0), (1, 3, 8, 2.0), (2, 6, 16, 1.0), (3, 512, 768, 1.0), (4, 17, 33, 4.0),
+                           (5, 300, 64, 0.5), (6, 2, 768, 8.0)]:
+    layernorm_case(seed, n, c, xscale)
 for seed, n, b, shuffle, drop_last, epochs in [
         (123, 9, 2, True, True, ["full", "full", "full"]),
         (123, 9, 2, False, False, ["full", "full"]),
