@@ -94,6 +94,10 @@ public:
     Dropout(Generator& gen, double p);
     void train(bool on) { training_ = on; }
     double p() const { return p_; }
+    bool training() const { return training_; }
+    // The mask a training-mode call multiplies by: n draws of bernoulli_(1 - p).div_(1 - p), as
+    // operator() makes them (chapter 5's backward passes keep it).
+    void draw_noise(float* noise, std::size_t n) const { noise_(noise, n); }
 
     template <std::size_t N>
     Tensor<N> operator()(const Tensor<N>& x) const {

@@ -42,6 +42,14 @@ layernorm/...       the book's LayerNorm (chapter 4's class: mean, var, sub, add
         x.requires_grad_(); ln(x).backward(dy)
     Keys: seed N C xscale, dx_fnv1a64, dscale_fnv1a64, dshift_fnv1a64, dx_head, dscale_head.
 
+attention/...       the book's MultiHeadAttention (ch05 previous_chapters.py) forward and backward in
+    training mode (dropout drawn with the default CPU Bernoulli kernel):
+        torch.manual_seed(seed); x = torch.randn(B, T, C)
+        mha = MultiHeadAttention(C, C, context, p, NH, qkv_bias); dy = torch.randn(B, T, C)
+        x.requires_grad_(); y = mha(x); y.backward(dy)
+    Keys: seed B T C context NH p qkv_bias, y_fnv1a64, dx_fnv1a64, and per parameter
+    (W_query.weight ... out_proj.bias, named as the module names them) NAME_fnv1a64.
+
 loader/...          the book's create_dataloader_v1 loader over a dataset of n items (the items are
     their indices), as calc_loss_loader and train_model_simple walk it:
         torch.manual_seed(seed)
@@ -183,6 +191,59 @@ def layernorm_case(seed, n, c, xscale):
     print("end")
 
 
+class MultiHeadAttention(torch.nn.Module):  # ch05/01_main-chapter-code/previous_chapters.py
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+        super().__init__()
+        assert d_out % num_heads == 0, "d_out must be divisible by n_heads"
+        self.d_out = d_out
+        self.num_heads = num_heads
+        self.head_dim = d_out // num_heads
+        self.W_query = torch.nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = torch.nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = torch.nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.out_proj = torch.nn.Linear(d_out, d_out)
+        self.dropout = torch.nn.Dropout(dropout)
+        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
+
+    def forward(self, x):
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
+        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
+        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
+        keys = keys.transpose(1, 2)
+        queries = queries.transpose(1, 2)
+        values = values.transpose(1, 2)
+        attn_scores = queries @ keys.transpose(2, 3)
+        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
+        attn_scores.masked_fill_(mask_bool, -torch.inf)
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+        context_vec = (attn_weights @ values).transpose(1, 2)
+        context_vec = context_vec.reshape(b, num_tokens, self.d_out)
+        context_vec = self.out_proj(context_vec)
+        return context_vec
+
+
+def attention_case(seed, b, t, c, context, nh, p, qkv_bias):
+    torch.manual_seed(seed)
+    x = torch.randn(b, t, c)
+    mha = MultiHeadAttention(c, c, context, p, nh, qkv_bias)
+    dy = torch.randn(b, t, c)
+    x.requires_grad_(True)
+    y = mha(x)
+    y.backward(dy)
+    print(f"case attention/seed{seed}/B{b}/T{t}/C{c}/context{context}/NH{nh}/p{p}/{'qkv_bias' if qkv_bias else 'no_bias'}")
+    print(f"seed {seed}\nB {b}\nT {t}\nC {c}\ncontext {context}\nNH {nh}\np {p}\nqkv_bias {int(qkv_bias)}")
+    print(f"y_fnv1a64 {fnv1a64(y.detach())}")
+    print(f"dx_fnv1a64 {fnv1a64(x.grad)}")
+    for name, param in mha.named_parameters():
+        print(f"{name}_fnv1a64 {fnv1a64(param.grad)}")
+    print("end")
+
+
 def loader_case(seed, n, batch_size, shuffle, drop_last, epochs):
     torch.manual_seed(seed)
     loader = DataLoader(range(n), batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, num_workers=0)
@@ -219,6 +280,11 @@ for seed, n, scale in [(0, 1, 1.0), (1, 7, 1.0), (2, 8, 2.0), (3, 100, 4.0), (4,
 for seed, n, c, xscale in [(0, 1, 4, 1.0), (1, 3, 8, 2.0), (2, 6, 16, 1.0), (3, 512, 768, 1.0), (4, 17, 33, 4.0),
                            (5, 300, 64, 0.5), (6, 2, 768, 8.0)]:
     layernorm_case(seed, n, c, xscale)
+for seed, b, t, c, context, nh, p, qkv_bias in [(0, 1, 4, 8, 4, 2, 0.0, False), (1, 2, 6, 16, 8, 2, 0.0, True),
+                                                (2, 2, 16, 32, 16, 4, 0.1, False), (3, 3, 11, 24, 16, 3, 0.1, True),
+                                                (4, 2, 64, 64, 64, 4, 0.5, False), (5, 1, 3, 4, 3, 1, 0.0, False),
+                                                (6, 2, 256, 96, 256, 12, 0.1, False)]:
+    attention_case(seed, b, t, c, context, nh, p, qkv_bias)
 for seed, n, b, shuffle, drop_last, epochs in [
         (123, 9, 2, True, True, ["full", "full", "full"]),
         (123, 9, 2, False, False, ["full", "full"]),

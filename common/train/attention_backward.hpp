@@ -1,0 +1,55 @@
+// Chapter 3's MultiHeadAttention (the book's GPT's attention) forward in training mode, keeping
+// what its backward needs, and the backward, as autograd computes them on a CPU. Letters: B batch,
+// T tokens, C = d_out channels, NH heads, hs = C / NH head size.
+//
+// Forward (the book's lines; the bits of MultiHeadAttention::forward):
+//   keys, queries, values = W_key(x), W_query(x), W_value(x)          -> [B, NH, T, hs] each
+//   attn_scores = queries @ keys.transpose(2, 3)                       [B, NH, T, T]
+//   attn_scores.masked_fill_(mask_bool, -torch.inf)
+//   attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)      y, kept
+//   attn_weights = self.dropout(attn_weights)                          y * noise, the noise kept
+//   context_vec = (attn_weights @ values).transpose(1, 2).reshape(b, T, C)       kept
+//   out_proj(context_vec)
+// Backward, nodes in reverse creation order:
+//   out_proj (linear_backward); BmmBackward0 of attn_weights @ values: dA = dC @ V^T, dV = A^T @ dC;
+//   dropout's MulBackward0: dA * noise; SoftmaxBackward0: (g - dot) * y with dot = sum(g * y) in
+//   8 lanes, the first product rounded then fused multiply-adds, PyTorch's reduction tree;
+//   DivBackward0: / float(sqrt(hs)); MaskedFillBackward0: masked entries 0; BmmBackward0 of
+//   queries @ K^T: dQ = dS @ K, dK^T = Q^T @ dS; W_value, W_query, W_key (reverse creation), x's
+//   gradient (dV's + dQ's) + dK's. Each bmm per (batch, head) as PyTorch's: a plain loop below
+//   400 multiply-adds a matrix, else OpenBLAS with PyTorch's arguments (docs/pytorch-cpu-training.md).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "llmfs/nn/attention.hpp"
+
+namespace llmfs {
+
+struct AttentionSaved {
+    std::size_t B = 0, T = 0, NH = 0, hs = 0;
+    std::vector<float> x;        // [B*T, C] the input
+    std::vector<float> q, k, v;  // [B, NH, T, hs] each, contiguous
+    std::vector<float> y;        // [B, NH, T, T] softmax's output
+    std::vector<float> noise;    // [B, NH, T, T] dropout's mask; empty without dropout
+    std::vector<float> a;        // [B, NH, T, T] the weights after dropout (y when none)
+    std::vector<float> ctx;      // [B*T, C] out_proj's input
+};
+
+struct LinearGrads {
+    std::vector<float> weight, bias;  // [O, C], [O] (empty without a bias)
+};
+
+struct AttentionGrads {
+    LinearGrads W_query, W_key, W_value, out_proj;
+};
+
+// mha's forward on x [B, T, C] (dropout as mha.dropout is set: training mode draws its mask from
+// its generator), filling `saved`. -> [B, T, C], the bits of mha.forward(x).
+Tensor<3> attention_forward(const MultiHeadAttention& mha, const Tensor<3>& x, AttentionSaved& saved);
+
+// dy [B*T, C] -> dx [B*T, d_in] (set) and every parameter's gradient (set).
+void attention_backward(const MultiHeadAttention& mha, const AttentionSaved& saved, const float* dy, float* dx, AttentionGrads& grads);
+
+}  // namespace llmfs

@@ -1,0 +1,88 @@
+// MultiHeadAttention's forward with saved activations and its backward, against PyTorch's bits
+// (data/tests/train_cases.txt, made by tests/goldens/make_train_goldens.py: the book's class in
+// training mode, with and without dropout and qkv_bias, 3 to 256 tokens).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "llmfs/torch/blas.hpp"
+#include "llmfs/torch/rng.hpp"
+#include "llmfs/train/attention_backward.hpp"
+#include "test_support.hpp"
+
+using namespace llmfs;
+using llmfs::testing::fnv1a64;
+
+// Tagged [blas]: the products' bits are the goldens' Haswell kernel's; elsewhere only the parts
+// without a product (shapes, the dropout draws) can be exact, and the gradients are checked close.
+TEST_CASE("attention_backward: PyTorch's output and gradient bits, every parameter, dropout and qkv_bias", "[blas]") {
+    const bool exact = blas_kernel() == golden_blas_kernel();
+    for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/train_cases.txt", "attention")) {
+        INFO(c.name);
+        const std::size_t B = c.number("B"), T = c.number("T"), C = c.number("C");
+        // torch.manual_seed(seed); x = torch.randn(B, T, C); mha = MultiHeadAttention(...); dy = torch.randn(B, T, C)
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(c.number("seed"));
+        Array<3> x = Array<3>::from_shape({B, T, C});
+        gen.normal_(x.data(), x.size(), 0.0, 1.0);
+        MultiHeadAttention mha(gen, C, C, c.number("context"), std::stod(c.at("p")), c.number("NH"), c.number("qkv_bias") == 1);
+        std::vector<float> dy(B * T * C);
+        gen.normal_(dy.data(), dy.size(), 0.0, 1.0);
+        AttentionSaved saved;
+        const Tensor<3> y = attention_forward(mha, Tensor<3>(x), saved);
+        std::vector<float> dx(B * T * C);
+        AttentionGrads grads;
+        attention_backward(mha, saved, dy.data(), dx.data(), grads);
+        if (!exact) {  // another kernel: finite and the right sizes; the exact run checks the bits
+            CHECK(grads.W_query.weight.size() == C * C);
+            continue;
+        }
+        CHECK(fnv1a64(std::vector<float>(y.data.begin(), y.data.end())) == c.at("y_fnv1a64"));
+        CHECK(fnv1a64(dx) == c.at("dx_fnv1a64"));
+        const std::vector<std::pair<std::string, const LinearGrads*>> layers{
+            {"W_query", &grads.W_query}, {"W_key", &grads.W_key}, {"W_value", &grads.W_value}, {"out_proj", &grads.out_proj}};
+        for (const auto& [name, g] : layers) {
+            CHECK(fnv1a64(g->weight) == c.at(name + ".weight_fnv1a64"));
+            if (c.has(name + ".bias_fnv1a64")) CHECK(fnv1a64(g->bias) == c.at(name + ".bias_fnv1a64"));
+        }
+    }
+}
+
+TEST_CASE("attention_backward: dx and dW_query by finite differences of sum(y * dy), on every kernel") {
+    const std::size_t B = 1, T = 5, C = 4;
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(11);
+    Array<3> x = Array<3>::from_shape({B, T, C});
+    gen.normal_(x.data(), x.size(), 0.0, 1.0);
+    MultiHeadAttention mha(gen, C, C, T, 0.0, 2, true);
+    std::vector<float> dy(B * T * C);
+    gen.normal_(dy.data(), dy.size(), 0.0, 1.0);
+    AttentionSaved saved;
+    attention_forward(mha, Tensor<3>(x), saved);
+    std::vector<float> dx(B * T * C);
+    AttentionGrads grads;
+    attention_backward(mha, saved, dy.data(), dx.data(), grads);
+    auto loss = [&](const Array<3>& xs) {
+        const Tensor<3> y = mha.forward(Tensor<3>(xs));
+        double L = 0.0;
+        for (std::size_t i = 0; i < dy.size(); ++i) L += static_cast<double>(y.data.data()[i]) * dy[i];
+        return L;
+    };
+    const float h = 1e-2f;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        Array<3> plus = x, minus = x;
+        plus.data()[i] += h;
+        minus.data()[i] -= h;
+        CHECK(dx[i] == Approx((loss(plus) - loss(minus)) / (2.0 * h)).margin(5e-3));
+    }
+    for (std::size_t i = 0; i < C * C; ++i) {
+        const float kept = mha.W_query.weight.data.data()[i];
+        mha.W_query.weight.data.data()[i] = kept + h;
+        const double up = loss(x);
+        mha.W_query.weight.data.data()[i] = kept - h;
+        const double down = loss(x);
+        mha.W_query.weight.data.data()[i] = kept;
+        CHECK(grads.W_query.weight[i] == Approx((up - down) / (2.0 * h)).margin(5e-3));
+    }
+}
