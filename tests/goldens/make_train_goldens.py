@@ -50,6 +50,15 @@ attention/...       the book's MultiHeadAttention (ch05 previous_chapters.py) fo
     Keys: seed B T C context NH p qkv_bias, y_fnv1a64, dx_fnv1a64, and per parameter
     (W_query.weight ... out_proj.bias, named as the module names them) NAME_fnv1a64.
 
+gpt/...             the book's GPTModel (ch05 previous_chapters.py) in training mode, one batch's loss
+    and backward, as train_model_simple's first step computes them:
+        torch.manual_seed(seed); model = GPTModel(cfg); model.train()
+        inputs = torch.randint(0, V, (B, T)); targets = torch.randint(0, V, (B, T))
+        logits = model(inputs); loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        loss.backward()
+    Keys: seed V context C NH L p qkv_bias B T, loss (bits), logits_fnv1a64, and for every
+    parameter in model.named_parameters() order NAME_fnv1a64 of its gradient.
+
 loader/...          the book's create_dataloader_v1 loader over a dataset of n items (the items are
     their indices), as calc_loss_loader and train_model_simple walk it:
         torch.manual_seed(seed)
@@ -244,6 +253,86 @@ def attention_case(seed, b, t, c, context, nh, p, qkv_bias):
     print("end")
 
 
+class FeedForward(torch.nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.layers = torch.nn.Sequential(
+            torch.nn.Linear(cfg["emb_dim"], 4 * cfg["emb_dim"]),
+            GELU(),
+            torch.nn.Linear(4 * cfg["emb_dim"], cfg["emb_dim"]),
+        )
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class TransformerBlock(torch.nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.att = MultiHeadAttention(
+            d_in=cfg["emb_dim"], d_out=cfg["emb_dim"], context_length=cfg["context_length"],
+            num_heads=cfg["n_heads"], dropout=cfg["drop_rate"], qkv_bias=cfg["qkv_bias"])
+        self.ff = FeedForward(cfg)
+        self.norm1 = LayerNorm(cfg["emb_dim"])
+        self.norm2 = LayerNorm(cfg["emb_dim"])
+        self.drop_shortcut = torch.nn.Dropout(cfg["drop_rate"])
+
+    def forward(self, x):
+        shortcut = x
+        x = self.norm1(x)
+        x = self.att(x)
+        x = self.drop_shortcut(x)
+        x = x + shortcut
+        shortcut = x
+        x = self.norm2(x)
+        x = self.ff(x)
+        x = self.drop_shortcut(x)
+        x = x + shortcut
+        return x
+
+
+class GPTModel(torch.nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.tok_emb = torch.nn.Embedding(cfg["vocab_size"], cfg["emb_dim"])
+        self.pos_emb = torch.nn.Embedding(cfg["context_length"], cfg["emb_dim"])
+        self.drop_emb = torch.nn.Dropout(cfg["drop_rate"])
+        self.trf_blocks = torch.nn.Sequential(*[TransformerBlock(cfg) for _ in range(cfg["n_layers"])])
+        self.final_norm = LayerNorm(cfg["emb_dim"])
+        self.out_head = torch.nn.Linear(cfg["emb_dim"], cfg["vocab_size"], bias=False)
+
+    def forward(self, in_idx):
+        batch_size, seq_len = in_idx.shape
+        tok_embeds = self.tok_emb(in_idx)
+        pos_embeds = self.pos_emb(torch.arange(seq_len, device=in_idx.device))
+        x = tok_embeds + pos_embeds
+        x = self.drop_emb(x)
+        x = self.trf_blocks(x)
+        x = self.final_norm(x)
+        logits = self.out_head(x)
+        return logits
+
+
+def gpt_case(seed, v, context, c, nh, layers, p, qkv_bias, b, t):
+    cfg = {"vocab_size": v, "context_length": context, "emb_dim": c, "n_heads": nh, "n_layers": layers,
+           "drop_rate": p, "qkv_bias": qkv_bias}
+    torch.manual_seed(seed)
+    model = GPTModel(cfg)
+    model.train()
+    inputs = torch.randint(0, v, (b, t))
+    targets = torch.randint(0, v, (b, t))
+    logits = model(inputs)
+    loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+    loss.backward()
+    print(f"case gpt/seed{seed}/V{v}/context{context}/C{c}/NH{nh}/L{layers}/p{p}/{'qkv_bias' if qkv_bias else 'no_bias'}/B{b}/T{t}")
+    print(f"seed {seed}\nV {v}\ncontext {context}\nC {c}\nNH {nh}\nL {layers}\np {p}\nqkv_bias {int(qkv_bias)}\nB {b}\nT {t}")
+    print(f"loss {hex32([loss.item()])}")
+    print(f"logits_fnv1a64 {fnv1a64(logits.detach())}")
+    for name, param in model.named_parameters():
+        print(f"{name}_fnv1a64 {fnv1a64(param.grad)}")
+    print("end")
+
+
 def loader_case(seed, n, batch_size, shuffle, drop_last, epochs):
     torch.manual_seed(seed)
     loader = DataLoader(range(n), batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, num_workers=0)
@@ -285,6 +374,11 @@ for seed, b, t, c, context, nh, p, qkv_bias in [(0, 1, 4, 8, 4, 2, 0.0, False), 
                                                 (4, 2, 64, 64, 64, 4, 0.5, False), (5, 1, 3, 4, 3, 1, 0.0, False),
                                                 (6, 2, 256, 96, 256, 12, 0.1, False)]:
     attention_case(seed, b, t, c, context, nh, p, qkv_bias)
+for seed, v, context, c, nh, layers, p, qkv_bias, b, t in [(123, 97, 8, 16, 2, 1, 0.0, False, 2, 8),
+                                                          (1, 97, 16, 32, 4, 2, 0.1, True, 2, 16),
+                                                          (2, 50257, 12, 24, 3, 2, 0.1, False, 3, 10),
+                                                          (3, 300, 32, 64, 4, 1, 0.5, True, 2, 32)]:
+    gpt_case(seed, v, context, c, nh, layers, p, qkv_bias, b, t)
 for seed, n, b, shuffle, drop_last, epochs in [
         (123, 9, 2, True, True, ["full", "full", "full"]),
         (123, 9, 2, False, False, ["full", "full"]),

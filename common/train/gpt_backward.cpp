@@ -1,0 +1,135 @@
+#include "llmfs/train/gpt_backward.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include <xtensor/xadapt.hpp>
+
+#include "llmfs/torch/loss.hpp"
+#include "llmfs/train/backward.hpp"
+
+namespace llmfs {
+
+namespace {
+
+std::vector<float> values_of(const Array<3>& a) { return std::vector<float>(a.begin(), a.end()); }
+
+Array<3> as_array(const std::vector<float>& v, std::size_t B, std::size_t T, std::size_t C) {
+    Array<3> a = Array<3>::from_shape({B, T, C});
+    std::copy(v.begin(), v.end(), a.begin());
+    return a;
+}
+
+// dropout(x) keeping its mask: x * noise, the mask drawn as Dropout's operator() draws it
+Array<3> dropout_saving(const Dropout& dropout, const Array<3>& x, std::vector<float>& noise) {
+    noise.clear();
+    if (dropout.p() == 0.0 || !dropout.training() || x.size() == 0) return x;
+    noise.resize(x.size());
+    dropout.draw_noise(noise.data(), noise.size());
+    Array<3> out = x;
+    for (std::size_t i = 0; i < out.size(); ++i) out.data()[i] = x.data()[i] * noise[i];
+    return out;
+}
+
+void dropout_backward(const std::vector<float>& noise, std::vector<float>& g) {
+    for (std::size_t i = 0; i < noise.size(); ++i) g[i] *= noise[i];  // MulBackward0: grad * noise
+}
+
+void linear_grads_backward(const Linear& layer, const std::vector<float>& x, const std::vector<float>& dy, std::size_t N,
+                           float* dx, LinearGrads& g) {
+    g.weight.assign(layer.weight.data.size(), 0.0f);
+    g.bias.assign(layer.bias ? layer.bias->data.size() : 0, 0.0f);
+    linear_backward(x.data(), layer.weight.data.data(), dy.data(), N, layer.in_features(), layer.out_features(), dx,
+                    g.weight.data(), layer.bias ? g.bias.data() : nullptr);
+}
+
+}  // namespace
+
+Tensor<3> gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& s) {
+    const std::size_t B = in_idx.shape()[0], T = in_idx.shape()[1], C = model.cfg.emb_dim;
+    if (T > model.cfg.context_length)
+        throw std::invalid_argument("sequence of " + std::to_string(T) + " tokens exceeds the context length " +
+                                    std::to_string(model.cfg.context_length));
+    s.B = B, s.T = T;
+    s.ids.assign(in_idx.begin(), in_idx.end());
+    const IdArray<1> positions = xt::arange<std::int64_t>(static_cast<std::int64_t>(T));
+    const Tensor<3> embedded = model.tok_emb(in_idx) + model.pos_emb(positions);  // tok_embeds + pos_embeds
+    Array<3> x = dropout_saving(model.drop_emb, embedded.data, s.noise_emb);      // [B, T, C]
+    s.blocks.resize(model.trf_blocks.size());
+    for (std::size_t l = 0; l < model.trf_blocks.size(); ++l) {
+        const TransformerBlock& block = model.trf_blocks[l];
+        BlockSaved& bs = s.blocks[l];
+        bs.x_in = values_of(x);
+        const Tensor<3> att = attention_forward(block.att, block.norm1(Tensor<3>(x)), bs.att);
+        const Array<3> mid = xt::eval(x + dropout_saving(block.drop_shortcut, att.data, bs.noise_att));  // x + shortcut
+        bs.x_mid = values_of(mid);
+        const Tensor<3> normed2 = block.norm2(Tensor<3>(mid));
+        bs.normed2 = values_of(normed2.data);
+        const Tensor<3> u = block.ff.fc1(normed2);
+        bs.u = values_of(u.data);
+        const Tensor<3> h = gelu(u);
+        bs.h = values_of(h.data);
+        const Tensor<3> ff = block.ff.fc2(h);
+        x = xt::eval(mid + dropout_saving(block.drop_shortcut, ff.data, bs.noise_ff));
+    }
+    s.x_final = values_of(x);
+    const Tensor<3> normed = model.final_norm(Tensor<3>(x));
+    s.normed = values_of(normed.data);
+    Tensor<3> logits = model.out_head(normed);  // [B, T, V]
+    s.logits = values_of(logits.data);
+    (void)C;
+    return logits;
+}
+
+float gpt_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* targets, GPTGrads& g) {
+    const std::size_t N = s.B * s.T, C = model.cfg.emb_dim, V = model.cfg.vocab_size;
+    const float loss = cross_entropy(s.logits.data(), N, V, targets);
+    std::vector<float> dlogits(N * V);
+    cross_entropy_backward(s.logits.data(), N, V, targets, dlogits.data());  // NllLossBackward0, LogSoftmaxBackward0
+    // out_head (no bias), then final_norm
+    std::vector<float> dnormed(N * C), dx(N * C);
+    g.out_head.assign(V * C, 0.0f);
+    linear_backward(s.normed.data(), model.out_head.weight.data.data(), dlogits.data(), N, C, V, dnormed.data(), g.out_head.data(), nullptr);
+    g.final_scale.assign(C, 0.0f);
+    g.final_shift.assign(C, 0.0f);
+    layer_norm_backward(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C, static_cast<float>(model.final_norm.eps),
+                        dx.data(), g.final_scale.data(), g.final_shift.data(), false);
+    // the blocks, last first; dx is the gradient of the block's output
+    g.blocks.resize(model.trf_blocks.size());
+    std::vector<float> branch(N * C), dh, du, dnorm(N * C);
+    for (std::size_t l = model.trf_blocks.size(); l-- > 0;) {
+        const TransformerBlock& block = model.trf_blocks[l];
+        const BlockSaved& bs = s.blocks[l];
+        BlockGrads& bg = g.blocks[l];
+        const std::size_t H = block.ff.fc1.out_features();
+        // x = x + shortcut: x_mid's gradient starts as dx (the shortcut's); the branch gets dx too
+        branch = dx;
+        dropout_backward(bs.noise_ff, branch);
+        dh.assign(N * H, 0.0f);
+        linear_grads_backward(block.ff.fc2, bs.h, branch, N, dh.data(), bg.fc2);
+        du.assign(N * H, 0.0f);
+        gelu_backward(bs.u.data(), dh.data(), du.data(), N * H);
+        linear_grads_backward(block.ff.fc1, bs.normed2, du, N, dnorm.data(), bg.fc1);
+        bg.norm2_scale.assign(C, 0.0f);
+        bg.norm2_shift.assign(C, 0.0f);
+        layer_norm_backward(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps), dx.data(),
+                            bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
+        // x = x + shortcut around the attention, the same way
+        branch = dx;
+        dropout_backward(bs.noise_att, branch);
+        attention_backward(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
+        bg.norm1_scale.assign(C, 0.0f);
+        bg.norm1_shift.assign(C, 0.0f);
+        layer_norm_backward(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps), dx.data(),
+                            bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
+    }
+    dropout_backward(s.noise_emb, dx);  // drop_emb
+    g.tok_emb.assign(model.tok_emb.weight.data.size(), 0.0f);
+    g.pos_emb.assign(model.pos_emb.weight.data.size(), 0.0f);
+    embedding_backward(s.ids.data(), dx.data(), N, V, C, g.tok_emb.data());
+    position_embedding_backward(dx.data(), s.B, s.T, C, model.cfg.context_length, g.pos_emb.data());
+    return loss;
+}
+
+}  // namespace llmfs

@@ -1,0 +1,59 @@
+// The book's GPTModel in training mode: a forward that keeps what the backward needs, the loss,
+// and the backward through every layer, as autograd computes them on a CPU (the per-layer passes:
+// backward.hpp, attention_backward.hpp). Letters: B batch, T tokens, N = B * T rows, C = emb_dim,
+// V vocabulary. Gradients of a tensor used twice are added in autograd's arrival order: a block's
+// input gets ((shortcut's + norm's Sub) + Var) + Mean, norm1's output (V's + Q's) + K's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "llmfs/nn/gpt.hpp"
+#include "llmfs/train/attention_backward.hpp"
+
+namespace llmfs {
+
+struct BlockSaved {
+    std::vector<float> x_in;       // [N, C] the block's input: norm1's input and the first shortcut
+    AttentionSaved att;            // norm1's output is att.x
+    std::vector<float> noise_att;  // [N, C] drop_shortcut's mask after the attention (empty: none)
+    std::vector<float> x_mid;      // [N, C] after the first shortcut: norm2's input
+    std::vector<float> normed2;    // [N, C] norm2's output, fc1's input
+    std::vector<float> u;          // [N, 4C] fc1's output, GELU's input
+    std::vector<float> h;          // [N, 4C] GELU's output, fc2's input
+    std::vector<float> noise_ff;   // [N, C] drop_shortcut's mask after the feed-forward
+};
+
+struct GPTSaved {
+    std::size_t B = 0, T = 0;
+    std::vector<std::int64_t> ids;    // [N]
+    std::vector<float> noise_emb;     // [N, C] drop_emb's mask (empty: none)
+    std::vector<BlockSaved> blocks;
+    std::vector<float> x_final;       // [N, C] final_norm's input
+    std::vector<float> normed;        // [N, C] out_head's input
+    std::vector<float> logits;        // [N, V]
+};
+
+struct BlockGrads {
+    AttentionGrads att;
+    LinearGrads fc1, fc2;
+    std::vector<float> norm1_scale, norm1_shift, norm2_scale, norm2_shift;
+};
+
+// One gradient per parameter, in model.parameters() order when walked as the fields are listed.
+struct GPTGrads {
+    std::vector<float> tok_emb, pos_emb;
+    std::vector<BlockGrads> blocks;
+    std::vector<float> final_scale, final_shift, out_head;
+};
+
+// model(in_idx) in the mode the model is set to (train(): dropout draws its masks as the forward
+// does), keeping the activations. -> logits [B, T, V], the bits of model.forward(in_idx).
+Tensor<3> gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved);
+
+// loss = cross_entropy(logits.flatten(0, 1), targets.flatten()) of the saved forward, then
+// loss.backward() into `grads` (set, not accumulated). targets [N]. Returns the loss.
+float gpt_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* targets, GPTGrads& grads);
+
+}  // namespace llmfs
