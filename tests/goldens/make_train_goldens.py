@@ -59,6 +59,13 @@ gpt/...             the book's GPTModel (ch05 previous_chapters.py) in training 
     Keys: seed V context C NH L p qkv_bias B T, loss (bits), logits_fnv1a64, and for every
     parameter in model.named_parameters() order NAME_fnv1a64 of its gradient.
 
+adamw/...           torch.optim.AdamW on one parameter, many steps:
+        torch.manual_seed(seed); p = nn.Parameter(torch.randn(n) * 0.02)
+        opt = torch.optim.AdamW([p], lr=lr, weight_decay=wd)
+        for each step: p.grad = torch.randn(n) * gscale; opt.step()
+    with PyTorch 1.13's own AdamW (version 1.13). Keys: seed n lr wd gscale steps version, and
+    "at STEP P_FNV1A64 EXP_AVG_FNV1A64" lines at the checkpoints (every step up to 5, then some).
+
 loader/...          the book's create_dataloader_v1 loader over a dataset of n items (the items are
     their indices), as calc_loss_loader and train_model_simple walk it:
         torch.manual_seed(seed)
@@ -333,6 +340,23 @@ def gpt_case(seed, v, context, c, nh, layers, p, qkv_bias, b, t):
     print("end")
 
 
+def adamw_case(seed, n, lr, wd, gscale, steps):
+    torch.manual_seed(seed)
+    p = torch.nn.Parameter(torch.randn(n) * 0.02)
+    opt = torch.optim.AdamW([p], lr=lr, weight_decay=wd)
+    print(f"case adamw/1.13/seed{seed}/n{n}/lr{lr}/wd{wd}/gscale{gscale}/steps{steps}")
+    print(f"seed {seed}\nn {n}\nlr {lr!r}\nwd {wd!r}\ngscale {gscale!r}\nsteps {steps}\nversion 1.13")
+    checkpoints = set(range(1, 6)) | {10, 100, 1269, 1270, 1271, steps}
+    lines = []
+    for step in range(1, steps + 1):
+        p.grad = torch.randn(n) * gscale
+        opt.step()
+        if step in checkpoints:
+            lines.append(f"{step} {fnv1a64(p.detach())} {fnv1a64(opt.state[p]['exp_avg'])}")
+    print("at " + " | ".join(lines))
+    print("end")
+
+
 def loader_case(seed, n, batch_size, shuffle, drop_last, epochs):
     torch.manual_seed(seed)
     loader = DataLoader(range(n), batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, num_workers=0)
@@ -379,6 +403,10 @@ for seed, v, context, c, nh, layers, p, qkv_bias, b, t in [(123, 97, 8, 16, 2, 1
                                                           (2, 50257, 12, 24, 3, 2, 0.1, False, 3, 10),
                                                           (3, 300, 32, 64, 4, 1, 0.5, True, 2, 32)]:
     gpt_case(seed, v, context, c, nh, layers, p, qkv_bias, b, t)
+for seed, n, lr, wd, gscale, steps in [(0, 1, 0.0004, 0.1, 1.0, 5), (1, 7, 0.0004, 0.1, 0.01, 30),
+                                       (2, 1000, 0.0005, 0.1, 0.001, 20), (3, 33, 0.001, 0.0, 1.0, 10),
+                                       (4, 9, 0.0004, 0.1, 0.0625, 1300), (5, 50257, 0.0004, 0.1, 0.001, 3)]:
+    adamw_case(seed, n, lr, wd, gscale, steps)
 for seed, n, b, shuffle, drop_last, epochs in [
         (123, 9, 2, True, True, ["full", "full", "full"]),
         (123, 9, 2, False, False, ["full", "full"]),
