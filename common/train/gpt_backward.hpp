@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "llmfs/nn/gpt.hpp"
@@ -47,6 +49,16 @@ struct GPTGrads {
     std::vector<BlockGrads> blocks;
     std::vector<float> final_scale, final_shift, out_head;
 };
+
+// One parameter of the model, as model.named_parameters() yields them.
+struct ParameterView {
+    std::string name;
+    float* data;
+    std::size_t size;
+};
+std::vector<ParameterView> named_parameters(GPTModel& model);
+// The gradients in the same order (names as named_parameters gives them).
+std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const GPTGrads& grads);
 
 // model(in_idx) in the mode the model is set to (train(): dropout draws its masks as the forward
 // does), keeping the activations. -> logits [B, T, V], the bits of model.forward(in_idx).

@@ -18,36 +18,6 @@ using namespace llmfs;
 using llmfs::testing::fnv1a64;
 using llmfs::testing::hex32;
 
-namespace {
-
-// (name, gradient) in model.named_parameters() order
-std::vector<std::pair<std::string, const std::vector<float>*>> named_grads(const GPTGrads& g) {
-    std::vector<std::pair<std::string, const std::vector<float>*>> out{{"tok_emb.weight", &g.tok_emb}, {"pos_emb.weight", &g.pos_emb}};
-    for (std::size_t l = 0; l < g.blocks.size(); ++l) {
-        const std::string p = "trf_blocks." + std::to_string(l) + ".";
-        const BlockGrads& b = g.blocks[l];
-        for (const auto& [name, lin] : std::vector<std::pair<std::string, const LinearGrads*>>{
-                 {"att.W_query", &b.att.W_query}, {"att.W_key", &b.att.W_key}, {"att.W_value", &b.att.W_value}, {"att.out_proj", &b.att.out_proj}}) {
-            out.push_back({p + name + ".weight", &lin->weight});
-            if (!lin->bias.empty()) out.push_back({p + name + ".bias", &lin->bias});
-        }
-        out.push_back({p + "ff.layers.0.weight", &b.fc1.weight});
-        out.push_back({p + "ff.layers.0.bias", &b.fc1.bias});
-        out.push_back({p + "ff.layers.2.weight", &b.fc2.weight});
-        out.push_back({p + "ff.layers.2.bias", &b.fc2.bias});
-        out.push_back({p + "norm1.scale", &b.norm1_scale});
-        out.push_back({p + "norm1.shift", &b.norm1_shift});
-        out.push_back({p + "norm2.scale", &b.norm2_scale});
-        out.push_back({p + "norm2.shift", &b.norm2_shift});
-    }
-    out.push_back({"final_norm.scale", &g.final_scale});
-    out.push_back({"final_norm.shift", &g.final_shift});
-    out.push_back({"out_head.weight", &g.out_head});
-    return out;
-}
-
-}  // namespace
-
 // Tagged [blas]: exact under the goldens' kernel; elsewhere the loss is checked close.
 TEST_CASE("gpt_forward and gpt_loss_backward: PyTorch's logits, loss and every parameter's gradient bits", "[blas]") {
     const bool exact = blas_kernel() == golden_blas_kernel();
@@ -79,7 +49,7 @@ TEST_CASE("gpt_forward and gpt_loss_backward: PyTorch's logits, loss and every p
         }
         CHECK(fnv1a64(std::vector<float>(logits.data.begin(), logits.data.end())) == c.at("logits_fnv1a64"));
         CHECK(hex32(loss) == c.at("loss"));
-        for (const auto& [name, grad] : named_grads(grads)) {
+        for (const auto& [name, grad] : named_gradients(grads)) {
             INFO(name);
             CHECK(fnv1a64(*grad) == c.at(name + "_fnv1a64"));
         }

@@ -10,66 +10,6 @@
 
 namespace llmfs {
 
-namespace {
-
-void add_linear(std::vector<ParameterView>& out, const std::string& name, Linear& layer) {
-    out.push_back({name + ".weight", layer.weight.data.data(), layer.weight.data.size()});
-    if (layer.bias) out.push_back({name + ".bias", layer.bias->data.data(), layer.bias->data.size()});
-}
-
-void add_norm(std::vector<ParameterView>& out, const std::string& name, LayerNorm& norm) {
-    out.push_back({name + ".scale", norm.scale.data.data(), norm.scale.data.size()});
-    out.push_back({name + ".shift", norm.shift.data.data(), norm.shift.data.size()});
-}
-
-}  // namespace
-
-std::vector<ParameterView> named_parameters(GPTModel& model) {
-    std::vector<ParameterView> out{{"tok_emb.weight", model.tok_emb.weight.data.data(), model.tok_emb.weight.data.size()},
-                                   {"pos_emb.weight", model.pos_emb.weight.data.data(), model.pos_emb.weight.data.size()}};
-    for (std::size_t l = 0; l < model.trf_blocks.size(); ++l) {
-        TransformerBlock& b = model.trf_blocks[l];
-        const std::string p = "trf_blocks." + std::to_string(l) + ".";
-        add_linear(out, p + "att.W_query", b.att.W_query);
-        add_linear(out, p + "att.W_key", b.att.W_key);
-        add_linear(out, p + "att.W_value", b.att.W_value);
-        add_linear(out, p + "att.out_proj", b.att.out_proj);
-        add_linear(out, p + "ff.layers.0", b.ff.fc1);
-        add_linear(out, p + "ff.layers.2", b.ff.fc2);
-        add_norm(out, p + "norm1", b.norm1);
-        add_norm(out, p + "norm2", b.norm2);
-    }
-    add_norm(out, "final_norm", model.final_norm);
-    add_linear(out, "out_head", model.out_head);
-    return out;
-}
-
-std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const GPTGrads& g) {
-    std::vector<std::pair<std::string, const std::vector<float>*>> out{{"tok_emb.weight", &g.tok_emb}, {"pos_emb.weight", &g.pos_emb}};
-    auto linear = [&](const std::string& name, const LinearGrads& lin) {
-        out.push_back({name + ".weight", &lin.weight});
-        if (!lin.bias.empty()) out.push_back({name + ".bias", &lin.bias});
-    };
-    for (std::size_t l = 0; l < g.blocks.size(); ++l) {
-        const std::string p = "trf_blocks." + std::to_string(l) + ".";
-        const BlockGrads& b = g.blocks[l];
-        linear(p + "att.W_query", b.att.W_query);
-        linear(p + "att.W_key", b.att.W_key);
-        linear(p + "att.W_value", b.att.W_value);
-        linear(p + "att.out_proj", b.att.out_proj);
-        linear(p + "ff.layers.0", b.fc1);
-        linear(p + "ff.layers.2", b.fc2);
-        out.push_back({p + "norm1.scale", &b.norm1_scale});
-        out.push_back({p + "norm1.shift", &b.norm1_shift});
-        out.push_back({p + "norm2.scale", &b.norm2_scale});
-        out.push_back({p + "norm2.shift", &b.norm2_shift});
-    }
-    out.push_back({"final_norm.scale", &g.final_scale});
-    out.push_back({"final_norm.shift", &g.final_shift});
-    out.push_back({"out_head.weight", &g.out_head});
-    return out;
-}
-
 AdamW::AdamW(GPTModel& model, AdamWOptions options) : params_(named_parameters(model)), state_(params_.size()), options_(options) {}
 
 void AdamW::step(const GPTGrads& grads) {

@@ -30,16 +30,6 @@
 
 namespace llmfs {
 
-// One parameter of the model, as model.named_parameters() yields them.
-struct ParameterView {
-    std::string name;
-    float* data;
-    std::size_t size;
-};
-std::vector<ParameterView> named_parameters(GPTModel& model);
-// The gradients in the same order (names as named_parameters gives them).
-std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const GPTGrads& grads);
-
 // torch.optim.AdamW(model.parameters(), lr=..., weight_decay=...) with its state per parameter.
 class AdamW {
 public:

@@ -82,6 +82,11 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
+# The book's classes as the chapter goldens run them (importing defines them and changes nothing:
+# torch2x_print only affects forced sci_mode printing, which this script never uses).
+from ch03_reference import MultiHeadAttention  # the book's chapter-3 class
+from ch04_reference import GELU, LayerNorm, GPTModel  # chapter 4's, as ch05's previous_chapters.py has them
+
 torch.set_num_threads(1)
 
 
@@ -150,17 +155,6 @@ def embedding_case(seed, v, c, context, b, t):
     print("end")
 
 
-class GELU(torch.nn.Module):  # ch04/01_main-chapter-code, as the book writes it
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        return 0.5 * x * (1 + torch.tanh(
-            torch.sqrt(torch.tensor(2.0 / torch.pi)) *
-            (x + 0.044715 * torch.pow(x, 3))
-        ))
-
-
 def gelu_case(seed, n, scale):
     torch.manual_seed(seed)
     x = torch.randn(n) * scale
@@ -172,20 +166,6 @@ def gelu_case(seed, n, scale):
     print(f"dx_fnv1a64 {fnv1a64(x.grad)}")
     print(f"dx_head {hex32(x.grad[:8].tolist())}")
     print("end")
-
-
-class LayerNorm(torch.nn.Module):  # ch04/01_main-chapter-code, as the book writes it
-    def __init__(self, emb_dim):
-        super().__init__()
-        self.eps = 1e-5
-        self.scale = torch.nn.Parameter(torch.ones(emb_dim))
-        self.shift = torch.nn.Parameter(torch.zeros(emb_dim))
-
-    def forward(self, x):
-        mean = x.mean(dim=-1, keepdim=True)
-        var = x.var(dim=-1, keepdim=True, unbiased=False)
-        norm_x = (x - mean) / torch.sqrt(var + self.eps)
-        return self.scale * norm_x + self.shift
 
 
 def layernorm_case(seed, n, c, xscale):
@@ -207,42 +187,6 @@ def layernorm_case(seed, n, c, xscale):
     print("end")
 
 
-class MultiHeadAttention(torch.nn.Module):  # ch05/01_main-chapter-code/previous_chapters.py
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
-        super().__init__()
-        assert d_out % num_heads == 0, "d_out must be divisible by n_heads"
-        self.d_out = d_out
-        self.num_heads = num_heads
-        self.head_dim = d_out // num_heads
-        self.W_query = torch.nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = torch.nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = torch.nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.out_proj = torch.nn.Linear(d_out, d_out)
-        self.dropout = torch.nn.Dropout(dropout)
-        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
-
-    def forward(self, x):
-        b, num_tokens, d_in = x.shape
-        keys = self.W_key(x)
-        queries = self.W_query(x)
-        values = self.W_value(x)
-        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
-        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
-        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
-        keys = keys.transpose(1, 2)
-        queries = queries.transpose(1, 2)
-        values = values.transpose(1, 2)
-        attn_scores = queries @ keys.transpose(2, 3)
-        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
-        attn_scores.masked_fill_(mask_bool, -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        attn_weights = self.dropout(attn_weights)
-        context_vec = (attn_weights @ values).transpose(1, 2)
-        context_vec = context_vec.reshape(b, num_tokens, self.d_out)
-        context_vec = self.out_proj(context_vec)
-        return context_vec
-
-
 def attention_case(seed, b, t, c, context, nh, p, qkv_bias):
     torch.manual_seed(seed)
     x = torch.randn(b, t, c)
@@ -258,66 +202,6 @@ def attention_case(seed, b, t, c, context, nh, p, qkv_bias):
     for name, param in mha.named_parameters():
         print(f"{name}_fnv1a64 {fnv1a64(param.grad)}")
     print("end")
-
-
-class FeedForward(torch.nn.Module):
-    def __init__(self, cfg):
-        super().__init__()
-        self.layers = torch.nn.Sequential(
-            torch.nn.Linear(cfg["emb_dim"], 4 * cfg["emb_dim"]),
-            GELU(),
-            torch.nn.Linear(4 * cfg["emb_dim"], cfg["emb_dim"]),
-        )
-
-    def forward(self, x):
-        return self.layers(x)
-
-
-class TransformerBlock(torch.nn.Module):
-    def __init__(self, cfg):
-        super().__init__()
-        self.att = MultiHeadAttention(
-            d_in=cfg["emb_dim"], d_out=cfg["emb_dim"], context_length=cfg["context_length"],
-            num_heads=cfg["n_heads"], dropout=cfg["drop_rate"], qkv_bias=cfg["qkv_bias"])
-        self.ff = FeedForward(cfg)
-        self.norm1 = LayerNorm(cfg["emb_dim"])
-        self.norm2 = LayerNorm(cfg["emb_dim"])
-        self.drop_shortcut = torch.nn.Dropout(cfg["drop_rate"])
-
-    def forward(self, x):
-        shortcut = x
-        x = self.norm1(x)
-        x = self.att(x)
-        x = self.drop_shortcut(x)
-        x = x + shortcut
-        shortcut = x
-        x = self.norm2(x)
-        x = self.ff(x)
-        x = self.drop_shortcut(x)
-        x = x + shortcut
-        return x
-
-
-class GPTModel(torch.nn.Module):
-    def __init__(self, cfg):
-        super().__init__()
-        self.tok_emb = torch.nn.Embedding(cfg["vocab_size"], cfg["emb_dim"])
-        self.pos_emb = torch.nn.Embedding(cfg["context_length"], cfg["emb_dim"])
-        self.drop_emb = torch.nn.Dropout(cfg["drop_rate"])
-        self.trf_blocks = torch.nn.Sequential(*[TransformerBlock(cfg) for _ in range(cfg["n_layers"])])
-        self.final_norm = LayerNorm(cfg["emb_dim"])
-        self.out_head = torch.nn.Linear(cfg["emb_dim"], cfg["vocab_size"], bias=False)
-
-    def forward(self, in_idx):
-        batch_size, seq_len = in_idx.shape
-        tok_embeds = self.tok_emb(in_idx)
-        pos_embeds = self.pos_emb(torch.arange(seq_len, device=in_idx.device))
-        x = tok_embeds + pos_embeds
-        x = self.drop_emb(x)
-        x = self.trf_blocks(x)
-        x = self.final_norm(x)
-        logits = self.out_head(x)
-        return logits
 
 
 def gpt_case(seed, v, context, c, nh, layers, p, qkv_bias, b, t):
