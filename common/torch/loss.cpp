@@ -98,18 +98,21 @@ float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std
     return mean_of(sums, N);
 }
 
-void cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits) {
+float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits) {
     check_rows("cross_entropy_backward", N);
     const float picked = -(1.0f / static_cast<float>(N));  // -(grad_output / total_weight), grad_output 1
+    CascadeSum sums;
     for (std::size_t b = 0; b < N; ++b) {
         check_target(targets[b], b, V);
         const std::size_t t = static_cast<std::size_t>(targets[b]);
         float* g = dlogits + b * V;
         log_softmax_rows(logits + b * V, g, 1, V);  // y, the forward's output LogSoftmaxBackward0 keeps
+        sums.add_negated(g[t], b);                   // the forward's nll_loss
         vec_exp(g, g, V);                            // exp(y)
         // grad_input = grad - exp(y) * sum(grad): the row's gradient is `picked` at t, 0 elsewhere
         for (std::size_t j = 0; j < V; ++j) g[j] = std::fma(-g[j], picked, j == t ? picked : 0.0f);
     }
+    return mean_of(sums, N);
 }
 
 }  // namespace llmfs

@@ -36,7 +36,8 @@ float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std
 //                        exp; sum(g) is the row's one non-zero, exactly), as one fused multiply-add,
 //                        fma(-exp(y), sum(g), g): GCC contracted PyTorch's vector code so (with a
 //                        separate product and difference 3 of the 11 golden cases differ)
-void cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits);
+// Returns the loss, cross_entropy's bits, from the same log_softmax (computed once for both).
+float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits);
 
 namespace detail {
 // One row's log-sum-exp pieces, as log_softmax computes them: max and log(sum(exp(x - max))).

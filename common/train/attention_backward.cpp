@@ -49,19 +49,14 @@ void softmax_backward_row(const float* g, const float* y, float* gi, std::size_t
     for (std::size_t i = 0; i < n; ++i) gi[i] = (g[i] - dot) * y[i];
 }
 
-void to_linear_grads(const Linear& layer, LinearGrads& g) {
+}  // namespace
+
+void linear_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g) {
     g.weight.assign(layer.weight.data.size(), 0.0f);
     g.bias.assign(layer.bias ? layer.bias->data.size() : 0, 0.0f);
-}
-
-// layer's backward for input x [N, C] and output gradient dy [N, O]; dx [N, C] set (or nullptr)
-void linear_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g) {
-    to_linear_grads(layer, g);
     linear_backward(x, layer.weight.data.data(), dy, N, layer.in_features(), layer.out_features(), dx, g.weight.data(),
                     layer.bias ? g.bias.data() : nullptr);
 }
-
-}  // namespace
 
 Tensor<3> attention_forward(const MultiHeadAttention& mha, const Tensor<3>& x, AttentionSaved& s) {
     const std::size_t B = x.size(0), T = x.size(1), NH = mha.num_heads, hs = mha.head_dim;

@@ -41,6 +41,10 @@ struct LinearGrads {
     std::vector<float> weight, bias;  // [O, C], [O] (empty without a bias)
 };
 
+// layer's backward (linear_backward) for its input x [N, C] and output gradient dy [N, O]: dx
+// [N, C] set (or nullptr), g's weight and bias set.
+void linear_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g);
+
 struct AttentionGrads {
     LinearGrads W_query, W_key, W_value, out_proj;
 };

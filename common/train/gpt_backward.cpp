@@ -15,12 +15,6 @@ namespace {
 
 std::vector<float> values_of(const Array<3>& a) { return std::vector<float>(a.begin(), a.end()); }
 
-Array<3> as_array(const std::vector<float>& v, std::size_t B, std::size_t T, std::size_t C) {
-    Array<3> a = Array<3>::from_shape({B, T, C});
-    std::copy(v.begin(), v.end(), a.begin());
-    return a;
-}
-
 // dropout(x) keeping its mask: x * noise, the mask drawn as Dropout's operator() draws it
 Array<3> dropout_saving(const Dropout& dropout, const Array<3>& x, std::vector<float>& noise) {
     noise.clear();
@@ -36,18 +30,10 @@ void dropout_backward(const std::vector<float>& noise, std::vector<float>& g) {
     for (std::size_t i = 0; i < noise.size(); ++i) g[i] *= noise[i];  // MulBackward0: grad * noise
 }
 
-void linear_grads_backward(const Linear& layer, const std::vector<float>& x, const std::vector<float>& dy, std::size_t N,
-                           float* dx, LinearGrads& g) {
-    g.weight.assign(layer.weight.data.size(), 0.0f);
-    g.bias.assign(layer.bias ? layer.bias->data.size() : 0, 0.0f);
-    linear_backward(x.data(), layer.weight.data.data(), dy.data(), N, layer.in_features(), layer.out_features(), dx,
-                    g.weight.data(), layer.bias ? g.bias.data() : nullptr);
-}
-
 }  // namespace
 
 Tensor<3> gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& s) {
-    const std::size_t B = in_idx.shape()[0], T = in_idx.shape()[1], C = model.cfg.emb_dim;
+    const std::size_t B = in_idx.shape()[0], T = in_idx.shape()[1];
     if (T > model.cfg.context_length)
         throw std::invalid_argument("sequence of " + std::to_string(T) + " tokens exceeds the context length " +
                                     std::to_string(model.cfg.context_length));
@@ -78,15 +64,13 @@ Tensor<3> gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved&
     s.normed = values_of(normed.data);
     Tensor<3> logits = model.out_head(normed);  // [B, T, V]
     s.logits = values_of(logits.data);
-    (void)C;
     return logits;
 }
 
 float gpt_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* targets, GPTGrads& g) {
     const std::size_t N = s.B * s.T, C = model.cfg.emb_dim, V = model.cfg.vocab_size;
-    const float loss = cross_entropy(s.logits.data(), N, V, targets);
     std::vector<float> dlogits(N * V);
-    cross_entropy_backward(s.logits.data(), N, V, targets, dlogits.data());  // NllLossBackward0, LogSoftmaxBackward0
+    const float loss = cross_entropy_backward(s.logits.data(), N, V, targets, dlogits.data());  // the loss, NllLossBackward0, LogSoftmaxBackward0
     // out_head (no bias), then final_norm
     std::vector<float> dnormed(N * C), dx(N * C);
     g.out_head.assign(V * C, 0.0f);
@@ -107,10 +91,10 @@ float gpt_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int
         branch = dx;
         dropout_backward(bs.noise_ff, branch);
         dh.assign(N * H, 0.0f);
-        linear_grads_backward(block.ff.fc2, bs.h, branch, N, dh.data(), bg.fc2);
+        linear_layer_backward(block.ff.fc2, bs.h.data(), branch.data(), N, dh.data(), bg.fc2);
         du.assign(N * H, 0.0f);
         gelu_backward(bs.u.data(), dh.data(), du.data(), N * H);
-        linear_grads_backward(block.ff.fc1, bs.normed2, du, N, dnorm.data(), bg.fc1);
+        linear_layer_backward(block.ff.fc1, bs.normed2.data(), du.data(), N, dnorm.data(), bg.fc1);
         bg.norm2_scale.assign(C, 0.0f);
         bg.norm2_shift.assign(C, 0.0f);
         layer_norm_backward(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps), dx.data(),
