@@ -55,23 +55,28 @@ std::vector<std::string> normalized_args(int argc, char** argv) {
 
 }  // namespace
 
-int run_chapter(int argc, char** argv, const std::string& description,
-                const std::function<void(Notebook&, Generator&)>& body) {
-    return run_chapter(argc, argv, description, [](CLI::App&) {}, body);
-}
+namespace {
 
-int run_chapter(int argc, char** argv, const std::string& description,
-                const std::function<void(CLI::App&)>& add_options,
-                const std::function<void(Notebook&, Generator&)>& body) {
+// --bernoulli's help: which kernel is the default, and what each reproduces.
+const char* const kBernoulliHelp =
+    "PyTorch's CPU dropout kernel to reproduce. mkl (the default): the translated notebooks run "
+    "on Colab (Intel Linux, PyTorch up to 2.6). default: the book's own notebooks (macOS) and "
+    "ARM/AMD machines, and PyTorch builds without MKL";
+const char* const kTrainingBernoulliHelp =
+    "PyTorch's CPU dropout kernel to reproduce. default (the default): PyTorch built without MKL (Debian's, "
+    "macOS, ARM), whose training this program reproduces. mkl: the dropout masks of Colab's builds; their "
+    "training multiplies with MKL's sgemm, whose bits cannot be matched, so the losses differ from the first step";
+
+int run_chapter_with(int argc, char** argv, const std::string& description, BernoulliKernel default_kernel,
+                     const std::function<void(CLI::App&)>& add_options,
+                     const std::function<void(Notebook&, Generator&)>& body) {
     reuse_freed_memory();
     CLI::App app{description, argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "llmfs"};
     ChapterOptions options;
     // Shown as "--bernoulli {mkl,default}" with the default in words, not CLI11's enum mapping.
-    std::string kernel_name = "mkl";
-    app.add_option("--bernoulli", kernel_name,
-                   "PyTorch's CPU dropout kernel to reproduce. mkl (the default): the translated notebooks run "
-                   "on Colab (Intel Linux, PyTorch up to 2.6). default: the book's own notebooks (macOS) and "
-                   "ARM/AMD machines, and PyTorch builds without MKL")
+    const bool training = default_kernel == BernoulliKernel::standard;
+    std::string kernel_name = training ? "default" : "mkl";
+    app.add_option("--bernoulli", kernel_name, training ? kTrainingBernoulliHelp : kBernoulliHelp)
         ->type_name("{mkl,default}")
         ->check(CLI::Validator(
             [](std::string& value) {
@@ -93,6 +98,11 @@ int run_chapter(int argc, char** argv, const std::string& description,
         options.bernoulli = *parse_bernoulli_kernel(kernel_name);
         Generator gen(options.bernoulli);
         Notebook notebook(options.annotate);
+        if (training && options.bernoulli == BernoulliKernel::mkl)
+            std::cerr << app.get_name()
+                      << ": --bernoulli mkl: dropout draws its masks as PyTorch's MKL builds (Colab) do, but such a build "
+                         "multiplies with MKL's sgemm, which OpenBLAS does not reproduce: its training losses differ from "
+                         "this program's from the first step on (see --help)\n";
         body(notebook, gen);
         if (gen.drew_bernoulli()) note_dropout_kernel(app.get_name(), options.bernoulli);
         std::cout.flush();
@@ -101,6 +111,25 @@ int run_chapter(int argc, char** argv, const std::string& description,
         std::cerr << app.get_name() << ": error: " << e.what() << "\n";
         return kExitRuntimeError;
     }
+}
+
+}  // namespace
+
+int run_chapter(int argc, char** argv, const std::string& description,
+                const std::function<void(Notebook&, Generator&)>& body) {
+    return run_chapter_with(argc, argv, description, BernoulliKernel::mkl, [](CLI::App&) {}, body);
+}
+
+int run_chapter(int argc, char** argv, const std::string& description,
+                const std::function<void(CLI::App&)>& add_options,
+                const std::function<void(Notebook&, Generator&)>& body) {
+    return run_chapter_with(argc, argv, description, BernoulliKernel::mkl, add_options, body);
+}
+
+int run_training_chapter(int argc, char** argv, const std::string& description,
+                         const std::function<void(CLI::App&)>& add_options,
+                         const std::function<void(Notebook&, Generator&)>& body) {
+    return run_chapter_with(argc, argv, description, BernoulliKernel::standard, add_options, body);
 }
 
 int run_tool(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {

@@ -1,5 +1,5 @@
 // The command line every chapter program shares:
-//   --bernoulli mkl|default   which PyTorch CPU dropout kernel to reproduce (default mkl)
+//   --bernoulli mkl|default   which PyTorch CPU dropout kernel to reproduce (default mkl; training programs: default)
 //   --annotate                also print section headers and the notebook code lines
 //   --help
 #pragma once
@@ -42,6 +42,12 @@ int run_chapter(int argc, char** argv, const std::string& description,
 int run_chapter(int argc, char** argv, const std::string& description,
                 const std::function<void(CLI::App&)>& add_options,
                 const std::function<void(Notebook&, Generator&)>& body);
+// A training program's (chapter 5): the same, but --bernoulli defaults to `default`. A training run
+// of an MKL build multiplies with MKL's sgemm, which cannot be matched; --bernoulli mkl is accepted
+// and says so on stderr.
+int run_training_chapter(int argc, char** argv, const std::string& description,
+                         const std::function<void(CLI::App&)>& add_options,
+                         const std::function<void(Notebook&, Generator&)>& body);
 
 // `text` for an error message, in double quotes: control bytes (NUL, newlines, escape sequences)
 // as \xNN so that a message never ends early or moves the terminal, and at most `max_bytes` of it,
