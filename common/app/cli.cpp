@@ -25,12 +25,12 @@ namespace {
 // the notebook's text). The two kernels print different numbers for the same seed.
 void note_dropout_kernel(const std::string& program, BernoulliKernel kernel) {
     if (kernel == BernoulliKernel::mkl) {
-        std::cerr << program << ": dropout drawn with PyTorch's mkl kernel, as in the translated notebooks run on "
-                                "Colab (Intel Linux, PyTorch up to 2.6); --bernoulli default gives the book's own "
-                                "notebooks (macOS) and ARM/AMD machines\n";
+        std::cerr << program << ": dropout drawn with PyTorch's mkl kernel (the default), as in the Colab notebooks this "
+                                "project began from (Intel Linux, PyTorch up to 2.6). Reading the English book, or running "
+                                "its notebooks on a Mac, ARM or AMD? Add --bernoulli default to get its numbers\n";
     } else {
-        std::cerr << program << ": dropout drawn with PyTorch's default kernel, as in the book's own notebooks (macOS) "
-                                "and ARM/AMD machines; --bernoulli mkl gives the translated notebooks run on Colab "
+        std::cerr << program << ": dropout drawn with PyTorch's default kernel, as in the English book's notebooks (macOS) "
+                                "and ARM/AMD machines; --bernoulli mkl gives the Colab notebooks this project began from "
                                 "(Intel Linux, PyTorch up to 2.6)\n";
     }
 }
@@ -69,9 +69,9 @@ int run_chapter(int argc, char** argv, const std::string& description,
     // Shown as "--bernoulli {mkl,default}" with the default in words, not CLI11's enum mapping.
     std::string kernel_name = "mkl";
     app.add_option("--bernoulli", kernel_name,
-                   "PyTorch's CPU dropout kernel to reproduce. mkl (the default): the translated notebooks run "
-                   "on Colab (Intel Linux, PyTorch up to 2.6). default: the book's own notebooks (macOS) and "
-                   "ARM/AMD machines, and PyTorch builds without MKL")
+                   "PyTorch's CPU dropout kernel to reproduce. mkl (the default): the Colab notebooks this project "
+                   "began from (Intel Linux, PyTorch up to 2.6). default: the English book's notebooks (macOS) and "
+                   "ARM/AMD machines, and PyTorch builds without MKL: reading the English book, use --bernoulli default")
         ->type_name("{mkl,default}")
         ->check(CLI::Validator(
             [](std::string& value) {
