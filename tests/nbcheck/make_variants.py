@@ -20,6 +20,9 @@ This script writes:
                                     count), cell 28 raised a NameError: --strict reports each, exit 1
   ch03_zh_seed_changed.ipynb        code cell 31's torch.manual_seed(123) made 124, its first printed
                                     number changed: that cell differs, naming the changed line
+  ch03_zh_edited_close.ipynb        the 3.5.3 CausalAttention cell given a line of its own
+                                    (context_vecs * 1.0001) and its first number moved by one unit:
+                                    close, and the close note names the edit as the cause
   ch02_like.ipynb                   a notebook of another chapter (chapter 2's first cells): exit 2
   markdown_only.ipynb               no code cells: exit 2
   broken.ipynb                      truncated JSON: exit 2
@@ -48,6 +51,22 @@ for cell in changed["cells"]:
             done = True
 assert done, "the 3.5.3 output cell was not found"
 dump(changed, "ch03_zh_one_number_changed.ipynb")
+
+
+# A line of one's own in the 3.5.3 cell, and its output a unit off: close, because of the edit.
+edited = json.loads(json.dumps(nb))
+done = False
+for cell in edited["cells"]:
+    for out in cell.get("outputs", []):
+        text = out.get("text")
+        if not done and text and text[0].startswith("tensor([[[-0.4519,  0.2216],"):
+            text[0] = text[0].replace("-0.4519", "-0.4520", 1)
+            source = "".join(cell["source"]).replace("\nprint(context_vecs)\n", "\ncontext_vecs = context_vecs * 1.0001\nprint(context_vecs)\n", 1)
+            assert "1.0001" in source
+            cell["source"] = source.splitlines(keepends=True)
+            done = True
+assert done, "the 3.5.3 output cell was not found"
+dump(edited, "ch03_zh_edited_close.ipynb")
 
 
 # Every comment rewritten (Python's tokenizer finds them, never inside strings); markdown dropped.
