@@ -1,5 +1,6 @@
 #include "llmfs/app/cli.hpp"
 #include "llmfs/fast/memory.hpp"
+#include "llmfs/fast/thread_pool.hpp"
 #include "llmfs/nn/gpt.hpp"
 
 #include <algorithm>
@@ -55,6 +56,15 @@ std::vector<std::string> normalized_args(int argc, char** argv) {
 
 }  // namespace
 
+std::string thread_setting_error() {
+    try {
+        default_thread_count();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
 int run_chapter(int argc, char** argv, const std::string& description,
                 const std::function<void(Notebook&, Generator&)>& body) {
     return run_chapter(argc, argv, description, [](CLI::App&) {}, body);
@@ -89,6 +99,10 @@ int run_chapter(int argc, char** argv, const std::string& description,
         std::cerr << app.get_name() << ": " << e.what() << "\n\n" << app.help();
         return kExitUsage;
     }
+    if (const std::string error = thread_setting_error(); !error.empty()) {
+        std::cerr << app.get_name() << ": " << error << "\n";
+        return kExitUsage;
+    }
     try {
         options.bernoulli = *parse_bernoulli_kernel(kernel_name);
         Generator gen(options.bernoulli);
@@ -113,6 +127,10 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<int()>& b
         app.parse(normalized_args(argc, argv));
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : kExitUsage;  // --help exits 0
+    }
+    if (const std::string error = thread_setting_error(); !error.empty()) {
+        std::cerr << name << ": " << error << "\n";
+        return kExitUsage;
     }
     // Every failure says something: an exception without a message is named as such.
     const auto message = [](const std::exception& e) {
