@@ -16,7 +16,6 @@
 #include <cairo-pdf.h>
 #include <fmt/format.h>
 
-
 namespace llmfs {
 
 std::filesystem::path default_figure_path(const std::string& file_name) {
