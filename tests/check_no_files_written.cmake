@@ -1,6 +1,9 @@
 # Runs PROGRAM (ARGS, a ;-list) in SCRATCH, a new empty folder, and checks that it leaves the folder
-# empty: a program must not write into the user's current folder. Optionally checks the exit code
-# (EXPECTED_CODE, default 0), STDOUT_REGEX / STDERR_REGEX, and that EXPECTED_FILE exists afterwards.
+# empty: a program must not write into the user's current folder unless told. Optionally checks the
+# exit code (EXPECTED_CODE, default 0), STDOUT_REGEX / STDERR_REGEX, that EXPECTED_FILE exists
+# afterwards, and that the files of WRITTEN_HERE (paths relative to SCRATCH, a ;-list) are exactly
+# what it left in SCRATCH (a figure whose path it was given, or its default one); a name of it ending
+# in .pdf must be a PDF, .png a PNG.
 # In a cross-build, -DEMULATOR=<command;args> (CMAKE_CROSSCOMPILING_EMULATOR) runs PROGRAM.
 file(REMOVE_RECURSE ${SCRATCH})
 file(MAKE_DIRECTORY ${SCRATCH})
@@ -14,10 +17,19 @@ execute_process(COMMAND ${EMULATOR} ${PROGRAM} ${ARGS} WORKING_DIRECTORY ${SCRAT
 if(NOT code STREQUAL "${EXPECTED_CODE}")
   message(FATAL_ERROR "${PROGRAM} ${ARGS}: expected exit code ${EXPECTED_CODE}, got ${code}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
-file(GLOB left ${SCRATCH}/*)
-if(left)
-  message(FATAL_ERROR "${PROGRAM} ${ARGS} wrote into its current folder: ${left}")
+file(GLOB_RECURSE left RELATIVE ${SCRATCH} ${SCRATCH}/*)
+list(SORT left)
+set(expected ${WRITTEN_HERE})
+list(SORT expected)
+if(NOT "${left}" STREQUAL "${expected}")
+  message(FATAL_ERROR "${PROGRAM} ${ARGS} left [${left}] in its current folder, expected [${expected}]\nstderr:\n${err}")
 endif()
+foreach(f ${expected})
+  file(READ ${SCRATCH}/${f} magic LIMIT 4 HEX)
+  if((f MATCHES "\\.pdf$" AND NOT magic STREQUAL "25504446") OR (f MATCHES "\\.png$" AND NOT magic STREQUAL "89504e47"))
+    message(FATAL_ERROR "${PROGRAM} ${ARGS}: ${f} does not start as its kind of file does (${magic})")
+  endif()
+endforeach()
 if(DEFINED STDOUT_REGEX AND NOT out MATCHES "${STDOUT_REGEX}")
   message(FATAL_ERROR "${PROGRAM}: stdout does not match '${STDOUT_REGEX}':\n${out}")
 endif()

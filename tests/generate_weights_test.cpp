@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -119,7 +120,7 @@ TEST_CASE("errors: a damaged or missing file exits 1, a --model that disagrees e
     llmfs::write_synthetic_gpt2(file, llmfs::SyntheticGpt2::tiny());
     result = run({LLMFS_GENERATE, "--weights", file.string(), "--model", "gpt2-small"});
     CHECK(result.exit_code == 2);
-    CHECK_THAT(result.err, Catch::Contains("--model gpt2-small has emb_dim 768, 12 layers, context 1024, but") &&
+    CHECK_THAT(result.err, Catch::Contains("the sizes disagree: --model gpt2-small has emb_dim 768, 12 layers, context 1024, but") &&
                                Catch::Contains("has emb_dim 128, 2 layers, context 32"));
     result = run({LLMFS_GENERATE, "--weights", file.string(), "--heads", "3"});
     CHECK(result.exit_code == 2);
@@ -131,4 +132,37 @@ TEST_CASE("errors: a damaged or missing file exits 1, a --model that disagrees e
     result = run({LLMFS_GENERATE, "--weights", file.string(), "--max-new-tokens", "1"});
     CHECK(result.exit_code == 0);
     CHECK_THAT(result.err, Catch::Contains("(emb_dim 128, 2 layers, context 32, 2 heads (emb_dim 128 / 64") && Catch::Contains(" loaded in "));
+}
+
+TEST_CASE("errors: a web page or a Git LFS pointer given as --weights, and sizes unlike --model's, are said as such") {
+    Scratch scratch("first-day");
+    const fs::path page = scratch.path / "model.safetensors";
+    std::ofstream(page) << "<!DOCTYPE html>\n<html lang=\"en\"><head><title>model.safetensors</title></head></html>\n";
+    auto result = run({LLMFS_GENERATE, "--weights", page.string()});
+    CHECK(result.exit_code == 1);
+    CHECK(result.out.empty());
+    CHECK_THAT(result.err, Catch::Contains("model.safetensors: this is an HTML page (text), not a safetensors file") &&
+                               Catch::Contains("resolve/main/model.safetensors") && !Catch::Contains("header length"));
+    const fs::path pointer = scratch.path / "lfs.safetensors";
+    std::ofstream(pointer) << "version https://git-lfs.github.com/spec/v1\n"
+                              "oid sha256:248dfc3911869ec493c76e65bf2fcf7f615828b0254c12b473182f0f81d3a707\nsize 548105171\n";
+    result = run({LLMFS_GENERATE, "--weights", pointer.string()});
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.err, Catch::Contains("lfs.safetensors: this is a Git LFS pointer") && Catch::Contains("git lfs pull"));
+
+    // emb_dim 8: narrower than one 64-wide head. With --model the sizes are compared first.
+    const fs::path narrow = scratch.path / "tiny.safetensors";
+    llmfs::SyntheticGpt2 spec;
+    spec.n_embd = 8;
+    spec.n_layer = 1;
+    llmfs::write_synthetic_gpt2(narrow, spec);
+    result = run({LLMFS_GENERATE, "--weights", narrow.string(), "--model", "gpt2-medium"});
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Catch::Contains("the sizes disagree: --model gpt2-medium has emb_dim 1024, 24 layers, context 1024, but") &&
+                               Catch::Contains("has emb_dim 8, 1 layers, context 32") && !Catch::Contains("0 heads"));
+    result = run({LLMFS_GENERATE, "--weights", narrow.string()});
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Catch::Contains("emb_dim 8 is narrower than one of GPT-2's 64-wide heads") && Catch::Contains("--heads N"));
+    result = run({LLMFS_GENERATE, "--weights", narrow.string(), "--heads", "2", "--max-new-tokens", "1"});
+    CHECK(result.exit_code == 0);
 }

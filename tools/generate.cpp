@@ -49,12 +49,17 @@ GPTModel load_checkpoint(const Options& opt, Generator& gen) {
     const auto start = std::chrono::steady_clock::now();
     const SafeTensors params = SafeTensors::open(opt.weights);
     std::string how;
-    GPTConfig cfg = infer_gpt_config(params, opt.heads ? std::optional<std::size_t>(static_cast<std::size_t>(opt.heads)) : std::nullopt, &how);
+    // With --model, the file's sizes are compared with the named model's before its heads are
+    // chosen (1 head always divides: the shapes alone), so a mismatch is said as one.
+    const std::optional<std::size_t> heads = opt.heads ? std::optional<std::size_t>(static_cast<std::size_t>(opt.heads))
+                                             : opt.model_given ? std::optional<std::size_t>(1)
+                                                               : std::nullopt;
+    GPTConfig cfg = infer_gpt_config(params, heads, &how);
     if (opt.model_given) {
         const GPTConfig named = GPTConfig::by_name(opt.model);
         if (named.emb_dim != cfg.emb_dim || named.n_layers != cfg.n_layers || named.context_length != cfg.context_length)
-            throw std::invalid_argument(fmt::format("--model {} has emb_dim {}, {} layers, context {}, but {} has emb_dim {}, {} layers, "
-                                                    "context {}; leave --model out to take the file's shapes",
+            throw std::invalid_argument(fmt::format("the sizes disagree: --model {} has emb_dim {}, {} layers, context {}, but {} has emb_dim {}, "
+                                                    "{} layers, context {}; leave --model out to take the file's sizes",
                                                     opt.model, named.emb_dim, named.n_layers, named.context_length, opt.weights,
                                                     cfg.emb_dim, cfg.n_layers, cfg.context_length));
         cfg.n_heads = named.n_heads;

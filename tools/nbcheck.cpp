@@ -22,6 +22,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <stdlib.h>
 #include <nlohmann/json.hpp>
 
@@ -135,6 +137,45 @@ std::string first_line(const std::string& code) {
     return "``";
 }
 
+// Why cells are close, as far as a check can know, one line per cause:
+//   - a cell whose code is not the book's: the edit;
+//   - the others, when this machine ran the OpenBLAS kernel the suite's expected outputs were
+//     printed with (its programs then print PyTorch's own digits, as the tests check): the
+//     notebook's own run, whose BLAS (MKL, Accelerate) or PyTorch build rounds differently;
+//   - else either side could be the cause, and OPENBLAS_CORETYPE=<the goldens' kernel> tells them
+//     apart where this CPU can run it.
+std::string close_note(const std::vector<CellResult>& results) {
+    std::vector<std::size_t> edited, plain;
+    for (const CellResult& r : results) {
+        if (r.status == CellStatus::close) (r.code_change.empty() ? plain : edited).push_back(r.index);
+    }
+    const auto cells = [](const std::vector<std::size_t>& v) {
+        return (v.size() == 1 ? "cell " : "cells ") + fmt::format("{}", fmt::join(v, ", "));
+    };
+    std::vector<std::string> lines;
+    if (!edited.empty())
+        lines.push_back("close: " + cells(edited) + ": the notebook's code differs from the book's there (the lines named "
+                        "above), and the edit moved the last digits");
+    if (!plain.empty()) {
+        const std::string running = llmfs::blas_kernel(), golden = llmfs::golden_blas_kernel();
+        if (running == golden) {
+            lines.push_back("close: " + cells(plain) + ": the programs' products came from OpenBLAS's " + running +
+                            " kernel, the one the expected outputs were printed with, so these last digits come from the "
+                            "notebook's own run: its BLAS (MKL on Intel Linux, Accelerate on macOS) or its PyTorch build "
+                            "rounds differently");
+        } else {
+            lines.push_back("close: " + cells(plain) + ": this machine's OpenBLAS kernel (" + running +
+                            ") is not the one the expected outputs were printed with (" + golden +
+                            "), and the notebook's own BLAS (MKL on Intel Linux, Accelerate on macOS) can round a last digit "
+                            "differently too; " +
+                            (llmfs::can_run_golden_blas_kernel()
+                                 ? "check again with OPENBLAS_CORETYPE=" + golden + " in the environment to tell which"
+                                 : "this CPU cannot run the " + golden + " kernel to tell which"));
+        }
+    }
+    return fmt::format("{}", fmt::join(lines, "\n"));
+}
+
 int run(const Options& opt, const std::filesystem::path& bin) {
     const std::string& notebook_path = opt.notebook;
     const std::string& bernoulli = opt.bernoulli;
@@ -213,14 +254,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     const llmfs::Summary summary = llmfs::summarize(check.results);
     const llmfs::Completeness completeness = llmfs::check_completeness(notebook, check.cells, chapter);
     const auto code_of = [&](std::size_t index) { return notebook[index - 1].code; };
-    // Why a cell can be close: the BLAS kernels behind the two outputs' matrix products.
-    const std::string blas_kernel_note = llmfs::blas_kernel_note();
-    const std::string blas_note =
-        "close: " + (blas_kernel_note.empty() ? "products computed by OpenBLAS's " + llmfs::blas_kernel() +
-                                                    " kernel, the one the suite's expected outputs were printed with"
-                                              : blas_kernel_note) +
-        "; a notebook's products come from its own BLAS (MKL on Intel Linux, Accelerate on macOS), "
-        "which can round a last digit differently too";
+    const std::string blas_note = close_note(check.results);
     if (opt.as_json) {
         nlohmann::json cells = nlohmann::json::array();
         for (const CellResult& r : check.results) {
@@ -253,7 +287,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
             {"summary",
              {{"match", summary.match}, {"close", summary.close}, {"differ", summary.differ},
               {"not_covered", summary.not_covered}, {"covered", summary.covered()}, {"line", llmfs::summary_line(summary)}}}};
-        if (summary.close > 0) report["blas"]["note"] = blas_note;
+        if (summary.close > 0) report["blas"]["note"] = blas_note;  // one line per cause
         // A text export may hold any bytes, and its diffs with them: invalid UTF-8 becomes U+FFFD.
         std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {

@@ -11,13 +11,13 @@
 using namespace llmfs;
 
 int main(int argc, char** argv) {
-    std::filesystem::path figure;  // default_figure_path("gelu_relu.png"): under the build tree
+    std::filesystem::path figure;  // default_figure_path("gelu_relu.png"): in the current folder
     return run_chapter(
         argc, argv, "4.3 Implementing a feed forward network with GELU activations",
         [&](CLI::App& app) {
             app.add_option("--figure", figure,
-                           "where to write the GELU vs ReLU plot (PNG; default: figures/gelu_relu.png in the build "
-                           "tree, or $LLMFS_FIGURE_DIR)");
+                           "where to write the GELU vs ReLU plot (PNG), relative to the current folder (default: "
+                           "gelu_relu.png there, or in $LLMFS_FIGURE_DIR if set)");
         },
         [&](Notebook& nb, Generator& gen) {
             if (figure.empty()) figure = default_figure_path("gelu_relu.png");

@@ -1,9 +1,11 @@
 // Bonus: the figures of ch04/04_gqa .. 08_deltanet, one subcommand per plot script, each with the
-// script's own arguments plus --figure PATH (a PNG; the scripts write PDFs into the current folder):
+// script's own arguments plus --figure PATH. The path is relative to the current folder, as the
+// scripts' savefig; a name ending in .pdf gives a PDF (as the scripts write), any other a PNG. The
+// SWA script's --output and the MoE script's --save are taken too, as other names of --figure:
 //   ch04_memory_plots gqa                      plot_memory_estimates_gqa.py
 //   ch04_memory_plots mla                      plot_memory_estimates_mla.py
-//   ch04_memory_plots swa --emb_dim E --n_heads H --n_layers L --sliding_window_size W [--swa_ratio 5:1] ...
-//   ch04_memory_plots moe --emb_dim E --hidden_dim H [--ffn_type swiglu] [--top_k 2] [--no_log] ...
+//   ch04_memory_plots swa --emb_dim E --n_heads H --n_layers L --sliding_window_size W [--swa_ratio 5:1] [--output PATH] ...
+//   ch04_memory_plots moe --emb_dim E --hidden_dim H [--ffn_type swiglu] [--top_k 2] [--no_log] [--save PATH] ...
 //   ch04_memory_plots deltanet [--emb_dim 2048] [--n_heads 16] [--n_layers 48] ...
 #include <iostream>
 #include <map>
@@ -16,14 +18,21 @@ using namespace llmfs;
 
 namespace {
 
-void add_figure(ArgumentParser& p, const std::string& file_name) {
-    p.add_string("--figure", file_name, "PNG to write (a bare name goes to the figures folder, see docs/bonus-scripts.md)");
+// --figure PATH, and the script's own name for it (swa: --output, moe: --save), if it has one.
+void add_figure(ArgumentParser& p, const std::string& file_name, const std::string& script_option = "") {
+    p.add_string("--figure", file_name,
+                 "PNG to write (a name ending in .pdf: a PDF), relative to the current folder" +
+                     (script_option.empty() ? std::string() : "; " + script_option + " PATH, the script's own name for it, too"));
+    if (!script_option.empty()) p.add_string(script_option, "");  // no help text: argparse would show "(default: )"
 }
 
-// Where the figure goes: a name without a folder goes to the figures folder (never the current one).
-std::filesystem::path figure_path(const ArgumentParser& args) {
-    const std::filesystem::path p = args.get_string("figure");
-    return p.has_parent_path() ? p : default_figure_path(p.string());
+// Where the figure goes: the script's own option if given, else --figure, as typed (relative to the
+// current folder); the default name goes into $LLMFS_FIGURE_DIR instead if that is set.
+std::filesystem::path figure_path(const ArgumentParser& args, const std::string& default_name,
+                                  const std::string& script_option = "") {
+    if (!script_option.empty() && !args.get_string(script_option).empty()) return args.get_string(script_option);
+    const std::string& figure = args.get_string("figure");
+    return figure == default_name ? default_figure_path(default_name) : std::filesystem::path(figure);
 }
 
 void save(const LineChart& chart, const std::filesystem::path& path) {
@@ -53,7 +62,9 @@ int main(int argc, char** argv) {
     if (which == "gqa" || which == "mla") {
         return run_script(n, rest.data(), "",
             [&](ArgumentParser& p) { add_figure(p, which + "_kv_bytes_vs_context_length.png"); },
-            [&](const ArgumentParser& args) { save(which == "gqa" ? gqa_memory_chart() : mla_memory_chart(), figure_path(args)); });
+            [&](const ArgumentParser& args) {
+                save(which == "gqa" ? gqa_memory_chart() : mla_memory_chart(), figure_path(args, which + "_kv_bytes_vs_context_length.png"));
+            });
     }
     if (which == "swa") {
         return run_script(n, rest.data(), "KV-cache vs Context Length \u2014 MHA vs GQA with SWA overlays",
@@ -65,7 +76,7 @@ int main(int argc, char** argv) {
                 p.add_choice("--dtype", dtype_names(), "bf16");
                 p.add_int("--sliding_window_size", std::nullopt, "SWA window size W", true);
                 p.add_string("--swa_ratio", "5:1", "SWA:Full ratio, e.g., 5:1");
-                add_figure(p, "swa_kv_bytes_vs_context_length.png");
+                add_figure(p, "swa_kv_bytes_vs_context_length.png", "--output");
             },
             [](const ArgumentParser& args) {
                 SwaPlotArgs a;
@@ -79,7 +90,7 @@ int main(int argc, char** argv) {
                 std::string skipped;
                 const LineChart chart = swa_memory_chart(a, &skipped);
                 if (!skipped.empty()) std::cout << skipped << "\n";
-                save(chart, figure_path(args));
+                save(chart, figure_path(args, "swa_kv_bytes_vs_context_length.png", "output"));
             });
     }
     if (which == "moe") {
@@ -92,7 +103,7 @@ int main(int argc, char** argv) {
                 p.add_int("--max_experts", 512, "Max experts on x-axis");
                 p.add_flag("--no_log", "Disable log-scale y-axis");
                 p.add_flag("--no_match_dense", "Disable matching MoE parameters to dense FFN total; uses provided hidden_dim instead.");
-                add_figure(p, "moe_active_vs_total_params.png");
+                add_figure(p, "moe_active_vs_total_params.png", "--save");
             },
             [](const ArgumentParser& args) {
                 MoEPlotArgs a;
@@ -103,7 +114,7 @@ int main(int argc, char** argv) {
                 a.max_experts = *args.get_int("max_experts");
                 a.log_y = !args.get_flag("no_log");
                 a.match_dense = !args.get_flag("no_match_dense");
-                save(moe_params_chart(a), figure_path(args));
+                save(moe_params_chart(a), figure_path(args, "moe_active_vs_total_params.png", "save"));
             });
     }
     if (which == "deltanet") {
@@ -127,7 +138,7 @@ int main(int argc, char** argv) {
                 a.dtype = args.get_string("dtype");
                 a.min_ctx = *args.get_int("min_ctx");
                 a.max_ctx = *args.get_int("max_ctx");
-                save(deltanet_memory_chart(a), figure_path(args));
+                save(deltanet_memory_chart(a), figure_path(args, "deltanet_memory_plot.png"));
             });
     }
     if (which == "-h" || which == "--help") {

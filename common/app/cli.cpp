@@ -1,5 +1,6 @@
 #include "llmfs/app/cli.hpp"
 #include "llmfs/fast/memory.hpp"
+#include "llmfs/fast/thread_pool.hpp"
 #include "llmfs/nn/gpt.hpp"
 
 #include <algorithm>
@@ -25,12 +26,12 @@ namespace {
 // the notebook's text). The two kernels print different numbers for the same seed.
 void note_dropout_kernel(const std::string& program, BernoulliKernel kernel) {
     if (kernel == BernoulliKernel::mkl) {
-        std::cerr << program << ": dropout drawn with PyTorch's mkl kernel, as in the translated notebooks run on "
-                                "Colab (Intel Linux, PyTorch up to 2.6); --bernoulli default gives the book's own "
-                                "notebooks (macOS) and ARM/AMD machines\n";
+        std::cerr << program << ": dropout drawn with PyTorch's mkl kernel (the default), as in the Colab notebooks this "
+                                "project began from (Intel Linux, PyTorch up to 2.6). Reading the English book, or running "
+                                "its notebooks on a Mac, ARM or AMD? Add --bernoulli default to get its numbers\n";
     } else {
-        std::cerr << program << ": dropout drawn with PyTorch's default kernel, as in the book's own notebooks (macOS) "
-                                "and ARM/AMD machines; --bernoulli mkl gives the translated notebooks run on Colab "
+        std::cerr << program << ": dropout drawn with PyTorch's default kernel, as in the English book's notebooks (macOS) "
+                                "and ARM/AMD machines; --bernoulli mkl gives the Colab notebooks this project began from "
                                 "(Intel Linux, PyTorch up to 2.6)\n";
     }
 }
@@ -55,13 +56,22 @@ std::vector<std::string> normalized_args(int argc, char** argv) {
 
 }  // namespace
 
+std::string thread_setting_error() {
+    try {
+        default_thread_count();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
 namespace {
 
 // --bernoulli's help: which kernel is the default, and what each reproduces.
 const char* const kBernoulliHelp =
-    "PyTorch's CPU dropout kernel to reproduce. mkl (the default): the translated notebooks run "
-    "on Colab (Intel Linux, PyTorch up to 2.6). default: the book's own notebooks (macOS) and "
-    "ARM/AMD machines, and PyTorch builds without MKL";
+    "PyTorch's CPU dropout kernel to reproduce. mkl (the default): the Colab notebooks this project "
+    "began from (Intel Linux, PyTorch up to 2.6). default: the English book's notebooks (macOS) and "
+    "ARM/AMD machines, and PyTorch builds without MKL: reading the English book, use --bernoulli default";
 const char* const kTrainingBernoulliHelp =
     "PyTorch's CPU dropout kernel to reproduce. default (the default): PyTorch built without MKL (Debian's, "
     "macOS, ARM), whose training this program reproduces. mkl: the dropout masks of Colab's builds; their "
@@ -92,6 +102,10 @@ int run_chapter_with(int argc, char** argv, const std::string& description, Bern
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << app.get_name() << ": " << e.what() << "\n\n" << app.help();
+        return kExitUsage;
+    }
+    if (const std::string error = thread_setting_error(); !error.empty()) {
+        std::cerr << app.get_name() << ": " << error << "\n";
         return kExitUsage;
     }
     try {
@@ -142,6 +156,10 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<int()>& b
         app.parse(normalized_args(argc, argv));
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : kExitUsage;  // --help exits 0
+    }
+    if (const std::string error = thread_setting_error(); !error.empty()) {
+        std::cerr << name << ": " << error << "\n";
+        return kExitUsage;
     }
     // Every failure says something: an exception without a message is named as such.
     const auto message = [](const std::exception& e) {

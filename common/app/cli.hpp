@@ -28,6 +28,11 @@ namespace llmfs {
 constexpr int kExitRuntimeError = 1;  // e.g. missing or corrupt data, unwritable output
 constexpr int kExitUsage = 2;         // bad flags, values or input
 
+// $LLMFS_THREADS checked before any work, so that a bad value is refused at once (exit 2), not
+// after a model is built: the message, or "" when it is unset or a whole number from 1 to 256.
+// run_chapter, run_tool and run_script check it after parsing the command line.
+std::string thread_setting_error();
+
 struct ChapterOptions {
     BernoulliKernel bernoulli = BernoulliKernel::mkl;
     bool annotate = false;

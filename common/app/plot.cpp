@@ -1,6 +1,7 @@
 #include "llmfs/app/plot.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <cstdint>
@@ -12,31 +13,20 @@
 #include <system_error>
 
 #include <cairo.h>
+#include <cairo-pdf.h>
 #include <fmt/format.h>
-
-#include "llmfs/text/data_dir.hpp"
 
 namespace llmfs {
 
 std::filesystem::path default_figure_path(const std::string& file_name) {
     namespace fs = std::filesystem;
-    fs::path dir;
+    const char* env = std::getenv("LLMFS_FIGURE_DIR");
+    if (env == nullptr || *env == '\0') return file_name;  // the current folder
     std::error_code ec;
-    if (const char* env = std::getenv("LLMFS_FIGURE_DIR"); env != nullptr && *env != '\0') {
-        dir = env;
-    } else if (const fs::path exe = executable_path(ec); !ec && fs::exists(exe.parent_path().parent_path() / "CMakeCache.txt", ec)) {
-        dir = exe.parent_path().parent_path() / "figures";
-    } else if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != '\0') {
-        dir = fs::path(cache) / "llmfs" / "figures";
-    } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-        dir = fs::path(home) / ".cache" / "llmfs" / "figures";
-    } else {
-        dir = fs::temp_directory_path() / "llmfs-figures";
-    }
-    fs::create_directories(dir, ec);
-    if (ec) throw std::runtime_error("cannot create the folder " + dir.string() + " for figures: " + ec.message() +
-                                     "; set LLMFS_FIGURE_DIR to a writable folder, or give --figure PATH");
-    return dir / file_name;
+    fs::create_directories(env, ec);
+    if (ec) throw std::runtime_error(std::string("cannot create the folder ") + env + " for figures (LLMFS_FIGURE_DIR): " +
+                                     ec.message() + "; set it to a writable folder, or give the figure's path");
+    return fs::path(env) / file_name;
 }
 
 namespace {
@@ -388,9 +378,15 @@ void set_style(cairo_t* cr, const std::array<double, 3>& rgb, bool dashed, bool 
     else cairo_set_dash(cr, nullptr, 0, 0);
 }
 
+bool is_pdf(const std::filesystem::path& path) {
+    std::string ext = path.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".pdf";
+}
+
 }  // namespace
 
-void plot_lines(const std::filesystem::path& png, const LineChart& chart) {
+void plot_lines(const std::filesystem::path& path, const LineChart& chart) {
     std::vector<double> xs, ys;
     for (const auto& s : chart.series) {
         if (s.x.size() != s.y.size() || s.x.empty())
@@ -406,7 +402,11 @@ void plot_lines(const std::filesystem::path& png, const LineChart& chart) {
     if (xs.empty()) throw std::invalid_argument("plot: nothing to draw");
     const Axis ax = make_axis(chart.log_x, xs), ay = make_axis(chart.log_y, ys);
 
-    Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, chart.width_px, chart.height_px), cairo_surface_destroy);
+    // A PDF when the name ends in .pdf (the scripts' plt.savefig("....pdf"); a pixel is a point), else a PNG.
+    const bool pdf = is_pdf(path);
+    Surface surface(pdf ? cairo_pdf_surface_create(path.c_str(), chart.width_px, chart.height_px)
+                        : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, chart.width_px, chart.height_px),
+                    cairo_surface_destroy);
     Context ctx(cairo_create(surface.get()), cairo_destroy);
     cairo_t* cr = ctx.get();
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -543,9 +543,10 @@ void plot_lines(const std::filesystem::path& png, const LineChart& chart) {
     text_centered(cr, chart.ylabel, 0, 0);
     cairo_restore(cr);
 
-    const cairo_status_t status = cairo_surface_write_to_png(surface.get(), png.c_str());
+    if (pdf) cairo_surface_finish(surface.get());  // writes the file
+    const cairo_status_t status = pdf ? cairo_surface_status(surface.get()) : cairo_surface_write_to_png(surface.get(), path.c_str());
     if (status != CAIRO_STATUS_SUCCESS)
-        throw std::runtime_error(fmt::format("cannot write the figure to {}: {} (choose a writable path)", png.string(),
+        throw std::runtime_error(fmt::format("cannot write the figure to {}: {} (choose a writable path)", path.string(),
                                              cairo_status_to_string(status)));
 }
 

@@ -14,10 +14,11 @@ struct Panel {
     std::vector<float> y;
 };
 
-// Where a program writes a figure it draws without being asked (file_name, e.g. "gelu_relu.png"),
-// never into the current folder: $LLMFS_FIGURE_DIR if set; else the build tree's figures/ (beside
-// bin/, for a program in a build tree); else $XDG_CACHE_HOME/llmfs/figures or
-// ~/.cache/llmfs/figures (an installed program). The folder is created.
+// Where a program writes a figure under its default name (file_name, e.g. "gelu_relu.png"). One
+// rule for every program: a figure's path, given or default, is relative to the current folder,
+// as the book's scripts' savefig; only $LLMFS_FIGURE_DIR, if set, moves the default-named figures
+// (llmfs-nbcheck and llmfs-exercise grade set it to keep a check from writing into the user's
+// folder). That folder is created.
 std::filesystem::path default_figure_path(const std::string& file_name);
 
 // Panels side by side sharing x (plt.subplot(1, n, i) with plt.plot(x, y), a grid, "x" below),
@@ -80,9 +81,10 @@ struct LineChart {
 };
 inline constexpr std::array<double, 3> kC0{0.122, 0.467, 0.706}, kC1{1.0, 0.498, 0.055}, kC2{0.173, 0.627, 0.173},
     kC3{0.839, 0.153, 0.157}, kC4{0.580, 0.404, 0.741}, kGray{0.5, 0.5, 0.5};
+// Written as a PDF when path ends in .pdf (as the scripts' savefig), else as a PNG.
 // Throws std::invalid_argument for a series whose x and y differ in length or a non-positive value
 // on a log axis, std::runtime_error naming the path if it cannot be written.
-void plot_lines(const std::filesystem::path& png, const LineChart& chart);
+void plot_lines(const std::filesystem::path& path, const LineChart& chart);
 
 // What a test checks of a written figure: its size, and how many different colours it has (a
 // blank image has one). Throws std::runtime_error if the file is not a readable PNG.

@@ -14,6 +14,7 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xview.hpp>
 
+#include "llmfs/app/cli.hpp"
 #include "llmfs/fast/memory.hpp"
 #include "llmfs/nn/memory_estimate.hpp"
 
@@ -55,6 +56,10 @@ int run_script(int argc, char** argv, const std::string& description,
     add_arguments(parser);
     parser.add_hidden_choice("--bernoulli", {"mkl", "default"}, "mkl");  // dropout is 0 in these scripts
     if (const auto status = parser.parse(argc, argv)) return *status;
+    if (const std::string error = thread_setting_error(); !error.empty()) {
+        std::cerr << parser.prog() << ": error: " << error << "\n";
+        return kExitUsage;
+    }
     try {
         body(parser);
         std::cout.flush();

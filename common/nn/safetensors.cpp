@@ -1,6 +1,7 @@
 #include "llmfs/nn/safetensors.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -43,6 +44,32 @@ constexpr const char* kHint =
 
 [[noreturn]] void fail(const std::string& file, const std::string& what, const std::string& hint = kHint) {
     throw std::runtime_error(fmt::format("{}: {}; {}", file, what, hint));
+}
+
+// A safetensors file starts with its header length, a little-endian u64 of at most 10^8: its bytes
+// 4-7 are zero, never text. A file whose first 8 bytes are text is something else downloaded in
+// its place (a Git LFS pointer, a web page): say which, not "header length 5789751444030890300".
+void refuse_text(const std::string& file, std::string_view start) {
+    if (start.size() < 8) return;  // too short: said as such
+    for (std::size_t i = 0; i < 8; ++i) {
+        const auto c = static_cast<unsigned char>(start[i]);
+        if (!((c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n' || c == '\r')) return;
+    }
+    std::string lower(start);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::size_t first = lower.find_first_not_of(" \t\r\n");
+    const std::string_view text = std::string_view(lower).substr(first == std::string::npos ? lower.size() : first);
+    if (text.rfind("version https://git-lfs", 0) == 0)
+        fail(file, "this is a Git LFS pointer (a small text file naming the real one), not a safetensors file",
+             "fetch the real file (git lfs pull in its repository), or download it directly, e.g. "
+             "https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors");
+    if (text.rfind("<!doctype html", 0) == 0 || text.rfind("<html", 0) == 0 || text.find("<html") != std::string_view::npos)
+        fail(file, "this is an HTML page (text), not a safetensors file",
+             "a download link that led to a web page? Download the file itself, e.g. "
+             "https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors (\"resolve\", not \"blob\")");
+    std::string line(start.substr(0, std::min<std::size_t>(start.find('\n'), 40)));
+    for (char& c : line) c = static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f ? c : '?';
+    fail(file, fmt::format("this is text, not a safetensors file (it starts with \"{}\")", line));
 }
 
 std::string shape_string(const std::vector<std::uint64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
@@ -182,6 +209,7 @@ SafeTensors SafeTensors::open(const std::filesystem::path& path) {
 void SafeTensors::parse() {
     const std::string& file = name_;
     if (size_ < 8) fail(file, fmt::format("{} bytes, too short for a safetensors file (it starts with an 8-byte header length)", size_));
+    refuse_text(file, std::string_view(reinterpret_cast<const char*>(bytes_), std::min<std::size_t>(size_, 512)));
     std::uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | bytes_[i];  // little-endian u64
     header_length_ = n;
@@ -383,6 +411,10 @@ GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n
             cfg.n_heads = it->second.first;
             if (how) *how = fmt::format("{} heads ({}'s shapes)", cfg.n_heads, it->second.second);
         } else {
+            if (cfg.emb_dim < 64)
+                throw std::invalid_argument(fmt::format("{}: emb_dim {} is narrower than one of GPT-2's 64-wide heads, so the number "
+                                                        "of heads cannot be inferred; give --heads N with N dividing {}",
+                                                        file.name(), cfg.emb_dim, cfg.emb_dim));
             cfg.n_heads = cfg.emb_dim / 64;
             if (how) *how = fmt::format("{} heads (emb_dim {} / 64, GPT-2's head size; --heads N to choose)", cfg.n_heads, cfg.emb_dim);
         }

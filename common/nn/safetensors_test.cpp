@@ -323,6 +323,18 @@ TEST_CASE("a file the format accepts but that is not this model's GPT-2 is refus
                                                          Catch::Contains("GPT-2's tokenizer has 50257 tokens"));
 }
 
+TEST_CASE("text in place of a safetensors file (a web page, a Git LFS pointer) is said to be text, not a header length") {
+    CHECK_THROWS_WITH(SafeTensors::from_bytes("\n  <!DOCTYPE html>\n<html><body>Not Found</body></html>\n", "model.safetensors"),
+                      Catch::Contains("model.safetensors: this is an HTML page (text), not a safetensors file") &&
+                          !Catch::Contains("header length"));
+    CHECK_THROWS_WITH(SafeTensors::from_bytes("version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 548105171\n", "m"),
+                      Catch::Contains("m: this is a Git LFS pointer") && Catch::Contains("git lfs pull"));
+    CHECK_THROWS_WITH(SafeTensors::from_bytes("{\"wte.weight\": 1}\tmore", "m"),
+                      Catch::Contains("m: this is text, not a safetensors file (it starts with \"{\"wte.weight\": 1}?more\")"));
+    // A real header length's bytes 4-7 are zero: a file is never taken for text.
+    CHECK_NOTHROW(SafeTensors::from_bytes(mini_file(), "mini.safetensors"));
+}
+
 TEST_CASE("open: a missing file, a directory") {
     TempDir tmp("llmfs_safetensors_open");
     CHECK_THROWS_WITH(SafeTensors::open(tmp.path / "nope.safetensors"), Catch::Contains("nope.safetensors: cannot open: no such file"));

@@ -20,6 +20,9 @@ This script writes:
                                     count), cell 28 raised a NameError: --strict reports each, exit 1
   ch03_zh_seed_changed.ipynb        code cell 31's torch.manual_seed(123) made 124, its first printed
                                     number changed: that cell differs, naming the changed line
+  ch03_zh_edited_close.ipynb        the 3.5.3 CausalAttention cell given a line of its own
+                                    (context_vecs * 1.0001) and its first number moved by one unit:
+                                    close, and the close note names the edit as the cause
   ch02_like.ipynb                   a notebook of another chapter (chapter 2's first cells): exit 2
   markdown_only.ipynb               no code cells: exit 2
   broken.ipynb                      truncated JSON: exit 2
@@ -37,17 +40,28 @@ def dump(notebook, name):
         f.write("\n")
 
 
+def with_causal_output_changed(first_number, code_line=None):
+    """A copy of the notebook whose 3.5.3 CausalAttention cell prints first_number for -0.4519,
+    and, if code_line is given, runs it before print(context_vecs)."""
+    notebook = json.loads(json.dumps(nb))
+    for cell in notebook["cells"]:
+        for out in cell.get("outputs", []):
+            text = out.get("text")
+            if text and text[0].startswith("tensor([[[-0.4519,  0.2216],"):
+                text[0] = text[0].replace("-0.4519", first_number, 1)
+                if code_line:
+                    source = "".join(cell["source"])
+                    assert "\nprint(context_vecs)\n" in source
+                    source = source.replace("\nprint(context_vecs)\n", "\n" + code_line + "\nprint(context_vecs)\n", 1)
+                    cell["source"] = source.splitlines(keepends=True)
+                return notebook
+    raise AssertionError("the 3.5.3 output cell was not found")
+
+
 # One printed number changed.
-changed = json.loads(json.dumps(nb))
-done = False
-for cell in changed["cells"]:
-    for out in cell.get("outputs", []):
-        text = out.get("text")
-        if not done and text and text[0].startswith("tensor([[[-0.4519,  0.2216],"):
-            text[0] = text[0].replace("-0.4519", "-0.4619", 1)
-            done = True
-assert done, "the 3.5.3 output cell was not found"
-dump(changed, "ch03_zh_one_number_changed.ipynb")
+dump(with_causal_output_changed("-0.4619"), "ch03_zh_one_number_changed.ipynb")
+# A line of one's own in the 3.5.3 cell, and its output a unit off: close, because of the edit.
+dump(with_causal_output_changed("-0.4520", "context_vecs = context_vecs * 1.0001"), "ch03_zh_edited_close.ipynb")
 
 
 # Every comment rewritten (Python's tokenizer finds them, never inside strings); markdown dropped.
