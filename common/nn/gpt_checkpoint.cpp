@@ -98,9 +98,9 @@ void save_state_dict(const std::filesystem::path& path, const GPTModel& model) {
 
 // ---- reading ------------------------------------------------------------------------------------
 
-StateDict StateDict::open(const std::filesystem::path& path) { return StateDict(TorchSaveFile::open(path)); }
+TorchStateDict TorchStateDict::open(const std::filesystem::path& path) { return TorchStateDict(TorchSaveFile::open(path)); }
 
-StateDict::StateDict(TorchSaveFile file) : file_(std::move(file)) {
+TorchStateDict::TorchStateDict(TorchSaveFile file) : file_(std::move(file)) {
     const PyValue& root = file_.root();
     const std::string hint = "save it with torch.save(model.state_dict(), PATH) or torch.save({\"model_state_dict\": model.state_dict(), ...}, PATH)";
     if (!root.is_dict()) fail(name(), fmt::format("the file holds a {}, not a state dict", root.type_name()), hint);
@@ -118,13 +118,13 @@ StateDict::StateDict(TorchSaveFile file) : file_(std::move(file)) {
     }
 }
 
-const TorchTensor* StateDict::find(const std::string& name) const {
+const TorchTensor* TorchStateDict::find(const std::string& name) const {
     for (const auto& [n, t] : tensors_)
         if (n == name) return t;
     return nullptr;
 }
 
-GPTConfig infer_gpt_config(const StateDict& state, std::optional<std::size_t> n_heads, std::string* how) {
+GPTConfig infer_gpt_config(const TorchStateDict& state, std::optional<std::size_t> n_heads, std::string* how) {
     const std::string hint = "is it the state dict of the book's GPTModel (keys tok_emb.weight, trf_blocks.0.att.W_query.weight, ...)?";
     const auto matrix = [&](const std::string& name) {
         const TorchTensor* t = state.find(name);
@@ -163,7 +163,7 @@ GPTConfig infer_gpt_config(const StateDict& state, std::optional<std::size_t> n_
     return cfg;
 }
 
-void load_state_dict(GPTModel& model, const StateDict& state) {
+void load_state_dict(GPTModel& model, const TorchStateDict& state) {
     const std::string& file = state.name();
     const auto entries = gpt_state_entries(model);
     // Strict, as model.load_state_dict(...): the missing and the unexpected keys first.

@@ -44,10 +44,10 @@ void save_state_dict(const std::filesystem::path& path, const GPTModel& model);
 
 // The state dict of a torch.save file: the file's object if it is a dict of tensors (model.pth),
 // or its "model_state_dict" entry (model_and_optimizer.pth).
-class StateDict {
+class TorchStateDict {
 public:
-    static StateDict open(const std::filesystem::path& path);
-    explicit StateDict(TorchSaveFile file);
+    static TorchStateDict open(const std::filesystem::path& path);
+    explicit TorchStateDict(TorchSaveFile file);
 
     const TorchSaveFile& file() const { return file_; }
     const std::string& name() const { return file_.name(); }
@@ -65,11 +65,11 @@ private:
 // The GPTConfig a state dict's shapes imply: vocab_size and emb_dim from tok_emb.weight,
 // context_length from pos_emb.weight, n_layers from trf_blocks.N (0..L-1, no gap), qkv_bias from
 // trf_blocks.0.att.W_query.bias; n_heads as gpt2_n_heads (nn/safetensors.hpp); drop_rate 0.0.
-GPTConfig infer_gpt_config(const StateDict& state, std::optional<std::size_t> n_heads = std::nullopt, std::string* how = nullptr);
+GPTConfig infer_gpt_config(const TorchStateDict& state, std::optional<std::size_t> n_heads = std::nullopt, std::string* how = nullptr);
 
 // model.load_state_dict(state) (strict, as the book calls it): every entry of the model present
 // with the model's shape and float32, no other entry, each mask the causal one; then the copies.
 // Throws std::runtime_error "FILE: tensor NAME has shape [..], the model expects [..]; hint".
-void load_state_dict(GPTModel& model, const StateDict& state);
+void load_state_dict(GPTModel& model, const TorchStateDict& state);
 
 }  // namespace llmfs

@@ -30,7 +30,7 @@ std::string logits_fnv(const GPTModel& model, const std::vector<std::int64_t>& x
 TEST_CASE("PyTorch's model.pth loads into the book's GPTModel and gives PyTorch's logits, bit for bit") {
     for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/pth_cases.txt", "model")) {
         INFO(c.name);
-        const auto state = StateDict::open(pth(c.at("file")));
+        const auto state = TorchStateDict::open(pth(c.at("file")));
         std::string how;
         CHECK_THROWS_WITH(infer_gpt_config(state), Catch::Contains("emb_dim 8 cannot be split into 0 heads; give --heads N"));  // 8 / 64
         const GPTConfig cfg = infer_gpt_config(state, c.number("heads"), &how);
@@ -47,7 +47,7 @@ TEST_CASE("PyTorch's model.pth loads into the book's GPTModel and gives PyTorch'
         model.train(false);
         CHECK(logits_fnv(model, c.indices("x")) == c.at("logits_fnv1a64"));
         // The checkpoint's model_state_dict: the trained model.
-        const auto trained = StateDict::open(pth(c.at("optimizer_file")));
+        const auto trained = TorchStateDict::open(pth(c.at("optimizer_file")));
         load_state_dict(model, trained);
         CHECK(logits_fnv(model, c.indices("x")) == c.at("trained_logits_fnv1a64"));
 
@@ -62,21 +62,21 @@ TEST_CASE("PyTorch's model.pth loads into the book's GPTModel and gives PyTorch'
         CHECK(torch_pickle(ours.root()) == torch_pickle(state.file().root()));
         CHECK(ours.archive_name() == state.file().archive_name());
         GPTModel again(gen, with_heads, Init::zeros);
-        load_state_dict(again, StateDict::open(tmp.path / c.at("file")));
+        load_state_dict(again, TorchStateDict::open(tmp.path / c.at("file")));
         again.train(false);
         CHECK(logits_fnv(again, c.indices("x")) == c.at("logits_fnv1a64"));
     }
 }
 
 TEST_CASE("a state dict that does not fit is refused, naming the tensor and both shapes") {
-    const auto qkv = StateDict::open(pth("tiny_qkv.pth"));
+    const auto qkv = TorchStateDict::open(pth("tiny_qkv.pth"));
     GPTConfig cfg = infer_gpt_config(qkv, 2);
     Generator gen;
     cfg.qkv_bias = false;
     GPTModel no_bias(gen, cfg, Init::zeros);
     CHECK_THROWS_WITH(load_state_dict(no_bias, qkv), Catch::Contains("tiny_qkv.pth: unexpected key \"trf_blocks.0.att.W_query.bias\"") &&
                                                          Catch::Contains("qkv_bias=True"));
-    const auto plain = StateDict::open(pth("tiny.pth"));
+    const auto plain = TorchStateDict::open(pth("tiny.pth"));
     cfg.qkv_bias = true;
     GPTModel with_bias(gen, cfg, Init::zeros);
     CHECK_THROWS_WITH(load_state_dict(with_bias, plain), Catch::Contains("missing key \"trf_blocks.0.att.W_query.bias\""));

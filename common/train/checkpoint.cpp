@@ -73,7 +73,7 @@ void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, A
     write_torch_save(path, *root);
 }
 
-void load_checkpoint(const StateDict& checkpoint, GPTModel& model, AdamW& optimizer) {
+void load_checkpoint(const TorchStateDict& checkpoint, GPTModel& model, AdamW& optimizer) {
     const std::string& file = checkpoint.name();
     const PyValue* opt = checkpoint.file().root().get("optimizer_state_dict");
     if (opt == nullptr) fail(file, "no \"optimizer_state_dict\" (it is a model's state dict alone)");
@@ -150,7 +150,7 @@ void load_checkpoint(const StateDict& checkpoint, GPTModel& model, AdamW& optimi
 }
 
 void load_checkpoint(const std::filesystem::path& path, GPTModel& model, AdamW& optimizer) {
-    load_checkpoint(StateDict::open(path), model, optimizer);
+    load_checkpoint(TorchStateDict::open(path), model, optimizer);
 }
 
 }  // namespace llmfs

@@ -32,7 +32,7 @@ void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, A
 // checkpoint["optimizer_state_dict"]): the parameters, AdamW's state per parameter, and the saved
 // lr, betas, eps and weight_decay (PyTorch's load_state_dict takes them from the file). Everything
 // is checked before anything changes. Throws std::runtime_error naming the file and what is wrong.
-void load_checkpoint(const StateDict& checkpoint, GPTModel& model, AdamW& optimizer);
+void load_checkpoint(const TorchStateDict& checkpoint, GPTModel& model, AdamW& optimizer);
 void load_checkpoint(const std::filesystem::path& path, GPTModel& model, AdamW& optimizer);
 
 }  // namespace llmfs

@@ -19,7 +19,7 @@ fs::path pth(const std::string& name) { return fs::path(LLMFS_TEST_DATA_DIR) / "
 TEST_CASE("PyTorch's model_and_optimizer.pth: AdamW's state, and training continues as PyTorch's does") {
     for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/pth_cases.txt", "model")) {
         INFO(c.name);
-        const auto checkpoint = StateDict::open(pth(c.at("optimizer_file")));
+        const auto checkpoint = TorchStateDict::open(pth(c.at("optimizer_file")));
         const GPTConfig cfg = infer_gpt_config(checkpoint, c.number("heads"));
         Generator gen;
         GPTModel model(gen, cfg, Init::zeros);
@@ -61,7 +61,7 @@ TEST_CASE("PyTorch's model_and_optimizer.pth: AdamW's state, and training contin
 }
 
 TEST_CASE("a checkpoint that does not fit the model or the optimizer is refused, naming what") {
-    const auto plain = StateDict::open(pth("tiny.pth"));
+    const auto plain = TorchStateDict::open(pth("tiny.pth"));
     GPTConfig cfg = infer_gpt_config(plain, 2);
     Generator gen;
     GPTModel model(gen, cfg, Init::zeros);
@@ -70,7 +70,7 @@ TEST_CASE("a checkpoint that does not fit the model or the optimizer is refused,
     cfg.n_layers = 1;
     GPTModel smaller(gen, cfg, Init::zeros);
     AdamW small_opt(smaller, AdamWOptions{});
-    CHECK_THROWS_WITH(load_checkpoint(StateDict::open(pth("tiny_and_optimizer.pth")), smaller, small_opt),
+    CHECK_THROWS_WITH(load_checkpoint(TorchStateDict::open(pth("tiny_and_optimizer.pth")), smaller, small_opt),
                       Catch::Contains("the optimizer's state is for 31 parameters, the model has 18"));
 }
 
@@ -81,10 +81,10 @@ TEST_CASE("the suite's model.pth and model_and_optimizer.pth for PyTorch to load
     TempDir tmp("llmfs_checkpoint_out");
     const fs::path dir = out != nullptr && *out != '\0' ? fs::path(out) : tmp.path;
     for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/pth_cases.txt", "model")) {
-        const auto checkpoint = StateDict::open(pth(c.at("optimizer_file")));
+        const auto checkpoint = TorchStateDict::open(pth(c.at("optimizer_file")));
         Generator gen;
         GPTModel model(gen, infer_gpt_config(checkpoint, c.number("heads")), Init::zeros);
-        load_state_dict(model, StateDict::open(pth(c.at("file"))));
+        load_state_dict(model, TorchStateDict::open(pth(c.at("file"))));
         save_state_dict(dir / ("ours_" + c.at("file")), model);
         AdamWOptions options;
         options.version = PyTorchVersion::v1_13;
