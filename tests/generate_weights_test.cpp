@@ -137,7 +137,7 @@ TEST_CASE("errors: a damaged or missing file exits 1, a --model that disagrees e
 
 // --weights model.pth (section 5.4's torch.save(model.state_dict(), ...)): told from a
 // safetensors file by its first bytes; the same tokens as the model it was saved from.
-TEST_CASE("model.pth: the book's state dict generates the saved model's tokens; a wrong or hostile file exits 1") {
+TEST_CASE("model.pth: the book's state dict generates the saved model's tokens, a wrong or hostile file exits 1") {
     Scratch scratch("pth");
     llmfs::GPTConfig cfg;
     cfg.emb_dim = 16;
@@ -163,7 +163,7 @@ TEST_CASE("model.pth: the book's state dict generates the saved model's tokens; 
     CHECK_THAT(result.out, Catch::Contains(expected_ids));
     CHECK_THAT(result.err, Catch::Contains("(emb_dim 16, 1 layers, context 8, 2 heads (--heads)"));
 
-    result = run({LLMFS_GENERATE, "--weights", LLMFS_TEST_DATA_DIR "/pth/tiny.pth", "--heads", "2"});
+    result = run({LLMFS_GENERATE, "--weights", (fs::path(LLMFS_TEST_DATA_DIR) / "pth" / "tiny.pth").string(), "--heads", "2"});
     CHECK(result.exit_code == 1);
     CHECK_THAT(result.err, Catch::Contains("tiny.pth: tok_emb.weight has 50 rows, but GPT-2's tokenizer has 50257 tokens"));
     std::ofstream(scratch.path / "evil.pth", std::ios::binary)

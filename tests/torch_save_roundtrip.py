@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch loads the suite's torch.save files (CTest "torch_save: PyTorch loads the suite's files").
 
-    torch_save_roundtrip.py CHECKPOINT_TEST DATA_TESTS
+    torch_save_roundtrip.py CHECKPOINT_TEST DATA_TESTS [--exact]
 
 runs CHECKPOINT_TEST (the checkpoint_test binary) with LLMFS_PTH_OUT set to a temporary folder,
 where its case "the suite's model.pth and model_and_optimizer.pth for PyTorch to load" writes
@@ -10,7 +10,8 @@ ours_NAME.pth and ours_NAME_and_optimizer.pth from PyTorch's data/tests/pth file
     _metadata as PyTorch's own NAME.pth (so the same logits);
   - torch.load(ours_NAME_and_optimizer.pth) (1.13 refuses an optimizer's floats with
     weights_only=True; 2.x accepts them): a third AdamW step continued from PyTorch's checkpoint,
-    its parameters' FNV-1a 64 equal to pth_cases.txt's params3_fnv1a64, and an AdamW over those
+    its parameters' FNV-1a 64 equal to pth_cases.txt's params3_fnv1a64 (with --exact: CTest passes it
+    where it runs the test under the goldens' OpenBLAS kernel), and an AdamW over those
     parameters takes the optimizer state with load_state_dict.
 Prints "torch_save: SKIPPED ..." when torch cannot be imported.
 """
@@ -69,7 +70,7 @@ def main():
             optimizer = torch.optim.AdamW([torch.nn.Parameter(p.clone()) for p in params], lr=1.0)
             optimizer.load_state_dict(ck["optimizer_state_dict"])
             group = optimizer.param_groups[0]
-            ok = got == c["params3_fnv1a64"] and group["lr"] == 0.0004 and group["weight_decay"] == 0.1 and \
+            ok = (got == c["params3_fnv1a64"] or "--exact" not in sys.argv) and group["lr"] == 0.0004 and group["weight_decay"] == 0.1 and \
                 float(optimizer.state_dict()["state"][0]["step"]) == 3.0
             print(f"{name}: ours_{c['optimizer_file']}: params {got} (PyTorch {c['params3_fnv1a64']}), "
                   f"step 3, lr {group['lr']}: {'ok' if ok else 'DIFFERENT'}")

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "llmfs/nn/gpt_checkpoint.hpp"
+#include "llmfs/torch/blas.hpp"
 #include "test_support.hpp"
 
 using namespace llmfs;
@@ -27,7 +28,10 @@ std::string logits_fnv(const GPTModel& model, const std::vector<std::int64_t>& x
 
 }  // namespace
 
-TEST_CASE("PyTorch's model.pth loads into the book's GPTModel and gives PyTorch's logits, bit for bit") {
+// Tagged [blas]: the logits are PyTorch's bits under the goldens' OpenBLAS kernel; under another the
+// file written back must still give the loaded model's own logits.
+TEST_CASE("PyTorch's model.pth loads into the book's GPTModel and gives PyTorch's logits, bit for bit", "[blas]") {
+    const bool exact = blas_kernel() == golden_blas_kernel();
     for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/pth_cases.txt", "model")) {
         INFO(c.name);
         const auto state = TorchStateDict::open(pth(c.at("file")));
@@ -45,11 +49,12 @@ TEST_CASE("PyTorch's model.pth loads into the book's GPTModel and gives PyTorch'
         GPTModel model(gen, with_heads, Init::zeros);
         load_state_dict(model, state);
         model.train(false);
-        CHECK(logits_fnv(model, c.indices("x")) == c.at("logits_fnv1a64"));
+        const std::string logits = logits_fnv(model, c.indices("x"));
+        if (exact) CHECK(logits == c.at("logits_fnv1a64"));
         // The checkpoint's model_state_dict: the trained model.
         const auto trained = TorchStateDict::open(pth(c.at("optimizer_file")));
         load_state_dict(model, trained);
-        CHECK(logits_fnv(model, c.indices("x")) == c.at("trained_logits_fnv1a64"));
+        if (exact) CHECK(logits_fnv(model, c.indices("x")) == c.at("trained_logits_fnv1a64"));
 
         // save_state_dict writes PyTorch's pickle for the same model: byte for byte its data.pkl.
         TempDir tmp("llmfs_gpt_checkpoint");
@@ -64,7 +69,7 @@ TEST_CASE("PyTorch's model.pth loads into the book's GPTModel and gives PyTorch'
         GPTModel again(gen, with_heads, Init::zeros);
         load_state_dict(again, TorchStateDict::open(tmp.path / c.at("file")));
         again.train(false);
-        CHECK(logits_fnv(again, c.indices("x")) == c.at("logits_fnv1a64"));
+        CHECK(logits_fnv(again, c.indices("x")) == logits);
     }
 }
 

@@ -142,18 +142,16 @@ PyRef PyValue::make_str(std::string s) {
     v->string = std::move(s);
     return v;
 }
-PyRef PyValue::make_tuple(std::vector<PyRef> items) {
-    auto v = node(Type::tuple);
+namespace {
+PyRef sequence(PyValue::Type type, std::vector<PyRef> items) {
+    auto v = node(type);
     v->depth = depth_of(items);
     v->items = std::move(items);
     return v;
 }
-PyRef PyValue::make_list(std::vector<PyRef> items) {
-    auto v = node(Type::list);
-    v->depth = depth_of(items);
-    v->items = std::move(items);
-    return v;
-}
+}  // namespace
+PyRef PyValue::make_tuple(std::vector<PyRef> items) { return sequence(Type::tuple, std::move(items)); }
+PyRef PyValue::make_list(std::vector<PyRef> items) { return sequence(Type::list, std::move(items)); }
 PyRef PyValue::make_dict(std::vector<std::pair<PyRef, PyRef>> entries, bool ordered, PyRef state) {
     auto v = node(ordered ? Type::ordered_dict : Type::dict);
     std::uint32_t d = state ? state->depth : 0;

@@ -4,7 +4,7 @@ train/checkpoint): small model.pth and model_and_optimizer.pth files written by 
 the book's own GPTModel, and what PyTorch computes with them.
 
     BOOK=/path/to/LLMs-from-scratch   # a checkout of github.com/rasbt/LLMs-from-scratch
-    /usr/bin/python3 tests/goldens/make_pth_goldens.py $BOOK
+    OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/make_pth_goldens.py $BOOK
 
 writes data/tests/pth/{tiny,tiny_qkv}.pth, data/tests/pth/{tiny,tiny_qkv}_and_optimizer.pth and
 data/tests/pth_cases.txt. Nothing else is written (bytecode writing is off).
@@ -25,6 +25,7 @@ Keys per case: file, vocab context emb heads layers qkv_bias, x, y, logits_fnv1a
 on x in eval mode), trained_logits_fnv1a64 (after the two steps), step (optimizer state's step),
 state_fnv1a64 (over every exp_avg then exp_avg_sq in parameter order), lr, weight_decay,
 params3_fnv1a64. PyTorch here is Debian's 1.13 (its AdamW); its files lack 2.x's byteorder records.
+The logits and the third step's parameters are exact under the goldens' OpenBLAS kernel (Haswell).
 """
 import copy
 import os
