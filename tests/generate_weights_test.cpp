@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "llmfs/app/process.hpp"
+#include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/nn/safetensors.hpp"
 #include "test_support.hpp"
 
@@ -165,4 +166,42 @@ TEST_CASE("errors: a web page or a Git LFS pointer given as --weights, and sizes
     CHECK_THAT(result.err, Catch::Contains("emb_dim 8 is narrower than one of GPT-2's 64-wide heads") && Catch::Contains("--heads N"));
     result = run({LLMFS_GENERATE, "--weights", narrow.string(), "--heads", "2", "--max-new-tokens", "1"});
     CHECK(result.exit_code == 0);
+}
+
+// --weights model.pth (section 5.4's torch.save(model.state_dict(), ...)): told from a
+// safetensors file by its first bytes; the same tokens as the model it was saved from.
+TEST_CASE("model.pth: the book's state dict generates the saved model's tokens, a wrong or hostile file exits 1") {
+    Scratch scratch("pth");
+    llmfs::GPTConfig cfg;
+    cfg.emb_dim = 16;
+    cfg.context_length = 8;
+    cfg.n_heads = 2;
+    cfg.n_layers = 1;
+    cfg.drop_rate = 0.0;
+    llmfs::Generator gen;
+    gen.manual_seed(5);
+    llmfs::GPTModel model(gen, cfg);
+    model.train(false);
+    const fs::path file = scratch.path / "model.pth";
+    llmfs::save_state_dict(file, model);
+    const auto tokenizer = llmfs::Gpt2Tokenizer::load_default();
+    const auto ids = tokenizer.encode("Hello, I am");
+    llmfs::IdArray<2> idx = xt::zeros<std::int64_t>({std::size_t{1}, ids.size()});
+    std::copy(ids.begin(), ids.end(), idx.begin());
+    const auto expected = llmfs::generate_text_simple(model, idx, 5, cfg.context_length);
+    std::string expected_ids;
+    for (const auto v : expected) expected_ids += (expected_ids.empty() ? "" : " ") + std::to_string(v);
+    auto result = run({LLMFS_GENERATE, "--weights", file.string(), "--heads", "2", "--max-new-tokens", "5", "--teaching"});
+    CHECK(result.exit_code == 0);
+    CHECK_THAT(result.out, Catch::Contains(expected_ids));
+    CHECK_THAT(result.err, Catch::Contains("(emb_dim 16, 1 layers, context 8, 2 heads (--heads)"));
+
+    result = run({LLMFS_GENERATE, "--weights", (fs::path(LLMFS_TEST_DATA_DIR) / "pth" / "tiny.pth").string(), "--heads", "2"});
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.err, Catch::Contains("tiny.pth: tok_emb.weight has 50 rows, but GPT-2's tokenizer has 50257 tokens"));
+    std::ofstream(scratch.path / "evil.pth", std::ios::binary)
+        << llmfs::torch_zip("evil", {{"data.pkl", std::string("\x80\x02" "cos\nsystem\nX\x02\x00\x00\x00hiR.", 22)}});
+    result = run({LLMFS_GENERATE, "--weights", (scratch.path / "evil.pth").string()});
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.err, Catch::Contains("evil.pth: evil/data.pkl byte 2: the global os.system is not allowed"));
 }

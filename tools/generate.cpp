@@ -9,9 +9,12 @@
 //   --teaching   the chapter's GPTModel::forward at every step (generate_text_simple): the slowest.
 // The speed goes to stderr.
 // --weights FILE: GPT-2's real weights instead, from Hugging Face's model.safetensors (the book's
-// 5.5 order: model = GPTModel(cfg); load_weights_into_gpt(model, params); torch.manual_seed(seed)).
+// 5.5 order: model = GPTModel(cfg); load_weights_into_gpt(model, params); torch.manual_seed(seed)),
+// or the book's GPTModel state dict from torch.save (5.4's model.pth or model_and_optimizer.pth:
+// model.load_state_dict(torch.load(FILE))), told apart by their first bytes (a zip's "PK\3\4").
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -22,6 +25,7 @@
 
 #include "llmfs/app/cli.hpp"
 #include "llmfs/nn/gpt.hpp"
+#include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/nn/kv_cache.hpp"
 #include "llmfs/nn/safetensors.hpp"
 #include "llmfs/app/notebook.hpp"
@@ -37,7 +41,7 @@ struct Options {
     std::string model = "gpt2-small";
     DecodePath path = DecodePath::fast;  // --kv-cache, --teaching
     SamplingOptions sampling;            // --temperature, --top-k, --eos-id (5.3.3)
-    std::string weights;                 // --weights FILE: a GPT-2 model.safetensors
+    std::string weights;                 // --weights FILE: a GPT-2 model.safetensors or a GPTModel model.pth
     bool model_given = false;            // --model on the command line (checked against --weights)
     int heads = 0;                       // --heads N with --weights (0: inferred)
 };
@@ -47,14 +51,27 @@ struct Options {
 // the seed is set after loading, as the book's 5.5 does before generate().
 GPTModel load_checkpoint(const Options& opt, Generator& gen) {
     const auto start = std::chrono::steady_clock::now();
-    const SafeTensors params = SafeTensors::open(opt.weights);
+    unsigned char magic[4] = {0, 0, 0, 0};
+    std::ifstream(opt.weights, std::ios::binary).read(reinterpret_cast<char*>(magic), 4);
+    std::optional<SafeTensors> params;
+    std::optional<TorchStateDict> state;
     std::string how;
     // With --model, the file's sizes are compared with the named model's before its heads are
     // chosen (1 head always divides: the shapes alone), so a mismatch is said as one.
     const std::optional<std::size_t> heads = opt.heads ? std::optional<std::size_t>(static_cast<std::size_t>(opt.heads))
                                              : opt.model_given ? std::optional<std::size_t>(1)
                                                                : std::nullopt;
-    GPTConfig cfg = infer_gpt_config(params, heads, &how);
+    GPTConfig cfg;
+    if (looks_like_zip(magic, 4)) {
+        state.emplace(TorchStateDict::open(opt.weights));  // torch.load(FILE, weights_only=True), restricted
+        cfg = infer_gpt_config(*state, heads, &how);
+        if (cfg.vocab_size != 50257)
+            throw std::runtime_error(fmt::format("{}: tok_emb.weight has {} rows, but GPT-2's tokenizer has 50257 tokens; generate with the "
+                                                 "model's own tokenizer in Python", opt.weights, cfg.vocab_size));
+    } else {
+        params.emplace(SafeTensors::open(opt.weights));
+        cfg = infer_gpt_config(*params, heads, &how);
+    }
     if (opt.model_given) {
         const GPTConfig named = GPTConfig::by_name(opt.model);
         if (named.emb_dim != cfg.emb_dim || named.n_layers != cfg.n_layers || named.context_length != cfg.context_length)
@@ -66,7 +83,11 @@ GPTModel load_checkpoint(const Options& opt, Generator& gen) {
         how = fmt::format("{} heads (--model {})", cfg.n_heads, opt.model);
     }
     GPTModel model(gen, cfg, Init::zeros);  // model = GPTModel(BASE_CONFIG), without the random draw
-    load_weights_into_gpt(model, params);   // load_weights_into_gpt(gpt, params)
+    if (state) {
+        load_state_dict(model, *state);       // model.load_state_dict(torch.load(FILE))
+    } else {
+        load_weights_into_gpt(model, *params);  // load_weights_into_gpt(gpt, params)
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << fmt::format("{}: {} parameters (emb_dim {}, {} layers, context {}, {}) loaded in {:.2f} s\n", opt.weights,
                              with_commas(model.num_parameters()), cfg.emb_dim, cfg.n_layers, cfg.context_length, how, seconds);
@@ -131,7 +152,8 @@ int main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));
     app.add_option("--weights", opt.weights,
-                   "GPT-2's weights from Hugging Face's model.safetensors (e.g. https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors)\n"
+                   "GPT-2's weights from Hugging Face's model.safetensors (e.g. https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors),\n"
+                   "or the book's GPTModel saved by torch.save(model.state_dict(), \"model.pth\") (section 5.4),\n"
                    "instead of a seed-built model; the size comes from the file; --seed is set after loading");
     add_decimal_option(app, "--heads", opt.heads, 1, 4096, "with --weights: attention heads (default: GPT-2's for its sizes, else emb_dim / 64)")
         ->excludes(model);

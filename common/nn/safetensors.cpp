@@ -20,15 +20,6 @@
 #include "llmfs/text/data_dir.hpp"
 #include "llmfs/text/validate.hpp"
 
-#if defined(__unix__) || defined(__APPLE__)
-#define LLMFS_HAVE_MMAP 1
-#include <cerrno>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
 namespace llmfs {
 
 namespace {
@@ -110,33 +101,8 @@ std::size_t dtype_bits(std::string_view dtype) {
 
 // ---- the file's bytes: a mapping, or memory -----------------------------------------------------
 
-struct SafeTensors::Storage {
-    std::string owned;  // from_bytes, or the portable fallback's read
-#ifdef LLMFS_HAVE_MMAP
-    void* map = nullptr;
-    std::size_t map_size = 0;
-#endif
-    const unsigned char* data() const {
-#ifdef LLMFS_HAVE_MMAP
-        if (map != nullptr) return static_cast<const unsigned char*>(map);
-#endif
-        return reinterpret_cast<const unsigned char*>(owned.data());
-    }
-    std::uint64_t size() const {
-#ifdef LLMFS_HAVE_MMAP
-        if (map != nullptr) return map_size;
-#endif
-        return owned.size();
-    }
-    ~Storage() {
-#ifdef LLMFS_HAVE_MMAP
-        if (map != nullptr) ::munmap(map, map_size);
-#endif
-    }
-};
-
-SafeTensors::SafeTensors(std::unique_ptr<Storage> storage, std::string name)
-    : storage_(std::move(storage)), bytes_(storage_->data()), size_(storage_->size()), name_(std::move(name)) {
+SafeTensors::SafeTensors(MappedFile file, std::string name)
+    : file_(std::move(file)), bytes_(file_.data()), size_(file_.size()), name_(std::move(name)) {
     parse();
 }
 SafeTensors::SafeTensors(SafeTensors&&) noexcept = default;
@@ -144,64 +110,13 @@ SafeTensors& SafeTensors::operator=(SafeTensors&&) noexcept = default;
 SafeTensors::~SafeTensors() = default;
 
 SafeTensors SafeTensors::from_bytes(std::string bytes, const std::string& name) {
-    auto storage = std::make_unique<Storage>();
-    storage->owned = std::move(bytes);
-    return SafeTensors(std::move(storage), name);
+    return SafeTensors(MappedFile::from_bytes(std::move(bytes)), name);
 }
 
 SafeTensors SafeTensors::open(const std::filesystem::path& path) {
-    const std::string name = path.string();
-    const std::string open_hint = "check the path (download: "
-                                  "https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors)";
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(status)) fail(name, "cannot open: no such file", open_hint);
-    if (std::filesystem::is_directory(status)) fail(name, "cannot open: it is a directory", "give the model.safetensors file inside it");
-    // Not a FIFO or a device: opening a FIFO would wait for a writer.
-    if (!std::filesystem::is_regular_file(status)) fail(name, "cannot open: not a regular file", open_hint);
-    auto storage = std::make_unique<Storage>();
-#ifdef LLMFS_HAVE_MMAP
-    const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fail(name, std::string("cannot open: ") + std::strerror(errno), open_hint);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        fail(name, "cannot open: not a regular file", open_hint);
-    }
-    const auto size = static_cast<std::uint64_t>(st.st_size);
-    if (size >= 8) {  // mmap of 0 bytes fails; a short file is reported by parse()
-#ifdef MAP_POPULATE
-        constexpr int kPopulate = MAP_POPULATE;  // map every page now: one call, not a fault per page
-#else
-        constexpr int kPopulate = 0;
-#endif
-        void* map = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE | kPopulate, fd, 0);
-        if (map == MAP_FAILED) {
-            const int err = errno;
-            ::close(fd);
-            fail(name, std::string("cannot map the file into memory: ") + std::strerror(err), "is there enough address space?");
-        }
-        storage->map = map;
-        storage->map_size = static_cast<std::size_t>(size);
-    } else {
-        storage->owned.resize(static_cast<std::size_t>(size));
-        if (size > 0 && ::read(fd, storage->owned.data(), storage->owned.size()) != static_cast<ssize_t>(size)) {
-            ::close(fd);
-            fail(name, "cannot read the file", open_hint);
-        }
-    }
-    ::close(fd);
-#else
-    // No mmap: one read of the whole file into memory.
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(name, "cannot open", open_hint);
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<std::size_t>(in.tellg());
-    in.seekg(0);
-    storage->owned.resize(size);
-    if (!in.read(storage->owned.data(), static_cast<std::streamsize>(size))) fail(name, "cannot read the file", open_hint);
-#endif
-    return SafeTensors(std::move(storage), name);
+    return SafeTensors(MappedFile::open(path, "check the path (download: "
+                                              "https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors)"),
+                       path.string());
 }
 
 // ---- the checks ---------------------------------------------------------------------------------
@@ -357,6 +272,36 @@ std::vector<std::pair<std::string, std::vector<std::uint64_t>>> gpt2_tensors(con
 }
 }  // namespace
 
+std::size_t gpt2_n_heads(const std::string& file, std::size_t emb_dim, std::size_t n_layers, std::optional<std::size_t> n_heads,
+                         std::string* how) {
+    GPTConfig cfg;
+    cfg.emb_dim = emb_dim;
+    cfg.n_layers = n_layers;
+    if (n_heads) {
+        cfg.n_heads = *n_heads;
+        if (how) *how = fmt::format("{} heads (--heads)", cfg.n_heads);
+    } else {
+        static const std::map<std::pair<std::size_t, std::size_t>, std::pair<std::size_t, const char*>> kGpt2 = {
+            {{768, 12}, {12, "gpt2-small"}}, {{1024, 24}, {16, "gpt2-medium"}}, {{1280, 36}, {20, "gpt2-large"}}, {{1600, 48}, {25, "gpt2-xl"}}};
+        const auto it = kGpt2.find({cfg.emb_dim, cfg.n_layers});
+        if (it != kGpt2.end()) {
+            cfg.n_heads = it->second.first;
+            if (how) *how = fmt::format("{} heads ({}'s shapes)", cfg.n_heads, it->second.second);
+        } else {
+            if (cfg.emb_dim < 64)
+                throw std::invalid_argument(fmt::format("{}: emb_dim {} is narrower than one of GPT-2's 64-wide heads, so the number "
+                                                        "of heads cannot be inferred; give --heads N with N dividing {}",
+                                                        file, cfg.emb_dim, cfg.emb_dim));
+            cfg.n_heads = cfg.emb_dim / 64;
+            if (how) *how = fmt::format("{} heads (emb_dim {} / 64, GPT-2's head size; --heads N to choose)", cfg.n_heads, cfg.emb_dim);
+        }
+    }
+    if (cfg.n_heads == 0 || cfg.emb_dim % cfg.n_heads != 0)
+        throw std::invalid_argument(fmt::format("{}: emb_dim {} cannot be split into {} heads; give --heads N with N dividing {}", file,
+                                                cfg.emb_dim, cfg.n_heads, cfg.emb_dim));
+    return cfg.n_heads;
+}
+
 GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n_heads, std::string* how) {
     const std::string p = gpt2_name_prefix(file);
     const auto matrix_shape = [&](const std::string& name) {
@@ -400,28 +345,7 @@ GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n
     cfg.n_layers = blocks.size();
     // Every tensor the model needs, F32 and of its shape, before anything is allocated for it.
     for (const auto& [name, shape] : gpt2_tensors(cfg, p)) tensor_f32(file, name, shape);
-    if (n_heads) {
-        cfg.n_heads = *n_heads;
-        if (how) *how = fmt::format("{} heads (--heads)", cfg.n_heads);
-    } else {
-        static const std::map<std::pair<std::size_t, std::size_t>, std::pair<std::size_t, const char*>> kGpt2 = {
-            {{768, 12}, {12, "gpt2-small"}}, {{1024, 24}, {16, "gpt2-medium"}}, {{1280, 36}, {20, "gpt2-large"}}, {{1600, 48}, {25, "gpt2-xl"}}};
-        const auto it = kGpt2.find({cfg.emb_dim, cfg.n_layers});
-        if (it != kGpt2.end()) {
-            cfg.n_heads = it->second.first;
-            if (how) *how = fmt::format("{} heads ({}'s shapes)", cfg.n_heads, it->second.second);
-        } else {
-            if (cfg.emb_dim < 64)
-                throw std::invalid_argument(fmt::format("{}: emb_dim {} is narrower than one of GPT-2's 64-wide heads, so the number "
-                                                        "of heads cannot be inferred; give --heads N with N dividing {}",
-                                                        file.name(), cfg.emb_dim, cfg.emb_dim));
-            cfg.n_heads = cfg.emb_dim / 64;
-            if (how) *how = fmt::format("{} heads (emb_dim {} / 64, GPT-2's head size; --heads N to choose)", cfg.n_heads, cfg.emb_dim);
-        }
-    }
-    if (cfg.n_heads == 0 || cfg.emb_dim % cfg.n_heads != 0)
-        throw std::invalid_argument(fmt::format("{}: emb_dim {} cannot be split into {} heads; give --heads N with N dividing {}", file.name(),
-                                                cfg.emb_dim, cfg.n_heads, cfg.emb_dim));
+    cfg.n_heads = gpt2_n_heads(file.name(), cfg.emb_dim, cfg.n_layers, n_heads, how);
     return cfg;
 }
 

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "llmfs/nn/gpt.hpp"
+#include "llmfs/nn/mapped_file.hpp"
 
 namespace llmfs {
 
@@ -73,11 +74,10 @@ public:
     const SafeTensorView& at(const std::string& tensor) const;
 
 private:
-    struct Storage;
-    SafeTensors(std::unique_ptr<Storage> storage, std::string name);
+    SafeTensors(MappedFile file, std::string name);
     void parse();
 
-    std::unique_ptr<Storage> storage_;
+    MappedFile file_;
     const unsigned char* bytes_ = nullptr;
     std::uint64_t size_ = 0;
     std::string name_;
@@ -103,6 +103,12 @@ std::string gpt2_name_prefix(const SafeTensors& file);
 // `how` (if not null) gets a line saying where n_heads came from.
 GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n_heads = std::nullopt,
                            std::string* how = nullptr);
+
+// The number of heads of a GPT-2-shaped model: `n_heads` if given, else GPT-2's table, else
+// emb_dim / 64 (as infer_gpt_config says); `how` (if not null) gets where it came from. Throws
+// std::invalid_argument "FILE: emb_dim C cannot be split into N heads; ..." when it does not divide.
+std::size_t gpt2_n_heads(const std::string& file, std::size_t emb_dim, std::size_t n_layers, std::optional<std::size_t> n_heads,
+                         std::string* how = nullptr);
 
 // The book's load_weights_into_gpt(gpt, params): every parameter of `model` from `file`, Conv1D
 // weights [in, out] transposed into Linear's [out, in], c_attn split into W_query / W_key /

@@ -6,6 +6,7 @@
 
 #include <xtensor/xadapt.hpp>
 
+#include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/torch/loss.hpp"
 #include "llmfs/train/backward.hpp"
 
@@ -116,37 +117,15 @@ float gpt_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int
     return loss;
 }
 
-namespace {
-
-void add_linear(std::vector<ParameterView>& out, const std::string& name, Linear& layer) {
-    out.push_back({name + ".weight", layer.weight.data.data(), layer.weight.data.size()});
-    if (layer.bias) out.push_back({name + ".bias", layer.bias->data.data(), layer.bias->data.size()});
-}
-
-void add_norm(std::vector<ParameterView>& out, const std::string& name, LayerNorm& norm) {
-    out.push_back({name + ".scale", norm.scale.data.data(), norm.scale.data.size()});
-    out.push_back({name + ".shift", norm.shift.data.data(), norm.shift.data.size()});
-}
-
-}  // namespace
-
+// The parameters of model.state_dict()'s list (nn/gpt_checkpoint), without the mask buffers.
 std::vector<ParameterView> named_parameters(GPTModel& model) {
-    std::vector<ParameterView> out{{"tok_emb.weight", model.tok_emb.weight.data.data(), model.tok_emb.weight.data.size()},
-                                   {"pos_emb.weight", model.pos_emb.weight.data.data(), model.pos_emb.weight.data.size()}};
-    for (std::size_t l = 0; l < model.trf_blocks.size(); ++l) {
-        TransformerBlock& b = model.trf_blocks[l];
-        const std::string p = "trf_blocks." + std::to_string(l) + ".";
-        add_linear(out, p + "att.W_query", b.att.W_query);
-        add_linear(out, p + "att.W_key", b.att.W_key);
-        add_linear(out, p + "att.W_value", b.att.W_value);
-        add_linear(out, p + "att.out_proj", b.att.out_proj);
-        add_linear(out, p + "ff.layers.0", b.ff.fc1);
-        add_linear(out, p + "ff.layers.2", b.ff.fc2);
-        add_norm(out, p + "norm1", b.norm1);
-        add_norm(out, p + "norm2", b.norm2);
+    std::vector<ParameterView> out;
+    for (const auto& e : gpt_state_entries(model)) {
+        if (e.buffer) continue;
+        std::size_t n = 1;
+        for (const auto d : e.shape) n *= static_cast<std::size_t>(d);
+        out.push_back({e.name, e.data, n});
     }
-    add_norm(out, "final_norm", model.final_norm);
-    add_linear(out, "out_head", model.out_head);
     return out;
 }
 

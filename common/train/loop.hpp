@@ -36,6 +36,7 @@ public:
     AdamW(GPTModel& model, AdamWOptions options);
     void step(const GPTGrads& grads);  // optimizer.step() after zero_grad() and loss.backward()
     const AdamWOptions& options() const { return options_; }
+    AdamWOptions& options() { return options_; }  // optimizer.load_state_dict takes the saved lr, betas, eps, weight_decay
     std::vector<AdamWState>& state() { return state_; }
 
 private:

@@ -27,7 +27,7 @@ start=$(date +%s)
 host_packages=(cmake make pkg-config g++-aarch64-linux-gnu qemu-user libxtensor-dev libxtensor-blas-dev catch2
                libcli11-dev nlohmann-json3-dev)
 # libc6 and libstdc++6 are the arm64 runtime qemu-aarch64 runs the programs with (from /lib).
-arm64_packages=(libc6 libstdc++6 libopenblas-dev libsleef-dev libpcre2-dev libfmt-dev libssl-dev libcairo2-dev)
+arm64_packages=(libc6 libstdc++6 libopenblas-dev libsleef-dev libpcre2-dev libfmt-dev libssl-dev libcairo2-dev zlib1g-dev)
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   dpkg --add-architecture arm64
   apt_updated=no
