@@ -72,7 +72,10 @@ TEST_CASE("GptTrainData: gpt_train.py's loaders, and a text too short for them n
     CHECK_THROWS_WITH(GptTrain(tiny(), tokenizer, "Every effort moves you"), Catch::StartsWith("not enough tokens for the training loader"));
 }
 
-TEST_CASE("GptTrain: the first epoch of a golden run, line for line (exact under the goldens' kernel)", "[blas]") {
+// Tagged [long] (label "long", run under the goldens' kernel where it can): one epoch of 288 steps,
+// seconds, which .ci/run's every-kernel and aarch64 phases need not repeat (llmfs-train's golden
+// tests run the same code over every INDEX.tsv run).
+TEST_CASE("GptTrain: the first epoch of a golden run, line for line (exact under the goldens' kernel)", "[long]") {
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
     GptTrainOptions o = tiny();
     o.settings.num_epochs = 1;
