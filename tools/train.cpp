@@ -94,7 +94,7 @@ int run(Options& opt) {
     // with open(file_path, "r", encoding="utf-8") as file: text_data = file.read()
     const std::string name = opt.text.empty() ? (data_dir() / "the-verdict.txt").string() : opt.text;
     const std::string text = read_python_text(
-        opt.text.empty() ? read_file_checked(name) : read_input(opt.text, kMaxTextBytes, "training text " + llmfs::quoted(opt.text)), name);
+        opt.text.empty() ? read_file_checked(name) : read_input(opt.text, kMaxTextBytes, "training text"), name);
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
     if (o.bernoulli == BernoulliKernel::mkl)
         std::cerr << "llmfs-train: --bernoulli mkl: dropout masks drawn as PyTorch's MKL builds draw them (x86-64 wheels up to 2.6, "
