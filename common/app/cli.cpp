@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -307,6 +308,52 @@ void Progress::operator()(std::size_t done, std::size_t total) {
     } else if (done == 1 || done == total) {
         std::cerr << fmt::format("{} {}/{}\n", what_, done, total);
     }
+}
+
+namespace {
+double now_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+}  // namespace
+
+TrainProgress::TrainProgress(std::size_t total_steps)
+    : total_(total_steps), start_(now_seconds()), terminal_(::isatty(STDERR_FILENO) != 0) {}
+
+std::string TrainProgress::line(std::size_t epoch, std::size_t epochs) const {
+    const double elapsed = now_seconds() - start_;
+    std::string text = fmt::format("step {}/{} (epoch {}/{})", done_, total_, epoch + 1, epochs);
+    if (elapsed > 0 && done_ > 0) {
+        const auto left = static_cast<long long>(std::llround(elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_)));
+        text += fmt::format(", {} tokens/s, {}:{:02d} left", with_commas(static_cast<std::size_t>(static_cast<double>(tokens_) / elapsed)),
+                            left / 60, left % 60);
+    }
+    return text;
+}
+
+void TrainProgress::operator()(std::size_t epoch, std::size_t step_in_epoch, std::size_t steps_per_epoch, std::size_t tokens_seen) {
+    ++done_;
+    tokens_ = tokens_seen;
+    const std::size_t epochs = steps_per_epoch ? (total_ + steps_per_epoch - 1) / steps_per_epoch : 0;
+    if (terminal_) {
+        const double t = now_seconds();
+        if (t - last_draw_ < 0.1 && done_ < total_) return;
+        last_draw_ = t;
+        std::cerr << "\r\033[K" << line(epoch, epochs) << std::flush;
+        open_line_ = true;
+    } else if (step_in_epoch == steps_per_epoch) {
+        std::cerr << line(epoch, epochs) << "\n" << std::flush;
+    }
+}
+
+void TrainProgress::clear() {
+    if (!open_line_) return;
+    std::cerr << "\r\033[K" << std::flush;
+    open_line_ = false;
+}
+
+void TrainProgress::finish() {
+    if (open_line_) std::cerr << "\n";
+    open_line_ = false;
+    const double elapsed = now_seconds() - start_;
+    std::cerr << fmt::format("trained {} steps in {:.1f} s", done_, elapsed) << std::endl;
 }
 
 void add_sampling_options(CLI::App& app, SamplingOptions& sampling, bool with_eos) {

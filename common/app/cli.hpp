@@ -93,6 +93,26 @@ private:
     bool open_line_ = false;
 };
 
+// A training run's progress on stderr: "step 12/90 (epoch 2/10), 1,234 tokens/s, 0:42 left",
+// counted over the steps so far (evaluations and samples included). On a terminal one line,
+// redrawn at most ten times a second; in a log (stderr not a terminal) a line at the end of each
+// epoch, no carriage return. Call clear() before printing to stdout (it takes the line away on a
+// terminal), finish() at the end.
+class TrainProgress {
+public:
+    explicit TrainProgress(std::size_t total_steps);
+    // after each step: the epoch (0-based), the step in it (1-based), steps per epoch, tokens so far
+    void operator()(std::size_t epoch, std::size_t step_in_epoch, std::size_t steps_per_epoch, std::size_t tokens_seen);
+    void clear();
+    void finish();
+private:
+    std::string line(std::size_t epoch, std::size_t epochs) const;
+    std::size_t total_, done_ = 0, tokens_ = 0;
+    double start_, last_draw_ = -1;
+    bool terminal_;
+    bool open_line_ = false;
+};
+
 // The llmfs-* tools' frame: parses argv with `app` (--help exits 0; a usage error is reported as
 // "<name>: ..." and exits 2), then returns body()'s exit code. Bad input the body throws as
 // std::invalid_argument or std::out_of_range exits 2, any other exception 1, each with

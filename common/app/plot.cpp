@@ -424,7 +424,9 @@ void plot_lines(const std::filesystem::path& path, const LineChart& chart) {
     }
     if (chart.title.empty()) title_lines.clear();
     const double line_h = chart.title_size * 1.35;
-    const double left = 75, right = W - 20, top = 14 + line_h * static_cast<double>(title_lines.size()) + 6, bottom = H - 50;
+    const bool twin = !chart.top_x.empty();
+    const double left = 75, right = W - 20, bottom = H - 50;
+    const double top = 14 + line_h * static_cast<double>(title_lines.size()) + 6 + (twin ? 40 : 0);
     auto px = [&](double v) { return left + ax.map(v) * (right - left); };
     auto py = [&](double v) { return bottom - ay.map(v) * (bottom - top); };
 
@@ -439,6 +441,20 @@ void plot_lines(const std::filesystem::path& path, const LineChart& chart) {
         }
         cairo_set_source_rgb(cr, 0, 0, 0);
         if (major) tick_label(cr, ax, t, px(t), bottom + 14, true);
+    }
+    if (twin) {  // the top axis: its tick labels above the frame, no grid of its own
+        const Axis at = make_axis(false, chart.top_x);
+        for (const auto& [t, major] : ticks(at)) {
+            const double x = left + at.map(t) * (right - left);
+            cairo_set_line_width(cr, 0.8);
+            cairo_move_to(cr, x, top);
+            cairo_line_to(cr, x, top - 4);
+            cairo_stroke(cr);
+            if (major) tick_label(cr, at, t, x, top - 12, true);
+        }
+        cairo_set_font_size(cr, 12);
+        text_centered(cr, chart.top_xlabel, (left + right) / 2, top - 30);
+        cairo_set_font_size(cr, 11);
     }
     for (const auto& [t, major] : ticks(ay)) {
         if (chart.grid) {
@@ -498,6 +514,7 @@ void plot_lines(const std::filesystem::path& path, const LineChart& chart) {
         double box_x = left + 8, box_y = top + 8;
         std::size_t fewest = std::numeric_limits<std::size_t>::max();
         for (int corner = 0; corner < 4; ++corner) {
+            if (chart.legend_upper_right && corner != 1) continue;
             const double bx = corner % 2 ? right - 8 - box_w : left + 8, by = corner < 2 ? top + 8 : bottom - 8 - box_h;
             std::size_t covered = 0;
             for (const auto& s : chart.series)

@@ -76,6 +76,11 @@ struct LineChart {
     bool log_x = false, log_y = false, grid = true;
     std::vector<LineSeries> series;
     std::vector<HorizontalLine> hlines;
+    // ax.twiny(): a second x axis along the top, labelled top_xlabel, whose ticks span top_x's
+    // values (nothing is drawn against it, as matplotlib's ax2.plot(tokens_seen, ..., alpha=0)).
+    std::string top_xlabel;
+    std::vector<double> top_x;
+    bool legend_upper_right = false;      // legend(loc="upper right"); else loc="best"
     int width_px = 640, height_px = 480;  // figsize x dpi
     double scale = 1;                     // dpi / 100: fonts, lines and markers grow with it
 };

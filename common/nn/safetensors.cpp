@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 #include <stdexcept>
@@ -345,7 +347,17 @@ GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n
     cfg.n_layers = blocks.size();
     // Every tensor the model needs, F32 and of its shape, before anything is allocated for it.
     for (const auto& [name, shape] : gpt2_tensors(cfg, p)) tensor_f32(file, name, shape);
-    cfg.n_heads = gpt2_n_heads(file.name(), cfg.emb_dim, cfg.n_layers, n_heads, how);
+    std::optional<std::size_t> heads = n_heads;
+    const auto n_head = file.metadata().find("n_head");  // written by llmfs-train --save
+    const bool heads_from_file = !heads && n_head != file.metadata().end();
+    if (heads_from_file) {
+        const std::string& text = n_head->second;
+        if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+            fail(file.name(), fmt::format("__metadata__ \"n_head\" is \"{}\", not a number of heads", text), "give --heads N");
+        heads = static_cast<std::size_t>(std::stoul(text));
+    }
+    cfg.n_heads = gpt2_n_heads(file.name(), cfg.emb_dim, cfg.n_layers, heads, how);
+    if (heads_from_file && how) *how = fmt::format("{} heads (the file's n_head)", cfg.n_heads);
     return cfg;
 }
 
@@ -404,8 +416,9 @@ void load_weights_into_gpt(GPTModel& model, const SafeTensors& file) {
     const SafeTensorView& wte = tensor_f32(file, p + "wte.weight", dims({V, C}));
     plain(model.tok_emb.weight.data.data(), wte);
     // gpt.out_head.weight = assign(gpt.out_head.weight, params["wte.weight"]): tied, a second copy
-    // (listed here, with the other 154 MB copy, so that the pool starts on the two largest)
-    plain(model.out_head.weight.data.data(), wte);
+    // (listed here, with the other 154 MB copy, so that the pool starts on the two largest); or
+    // lm_head.weight where the file has it
+    plain(model.out_head.weight.data.data(), file.find("lm_head.weight") ? tensor_f32(file, "lm_head.weight", dims({V, C})) : wte);
 
     for (std::size_t b = 0; b < model.trf_blocks.size(); ++b) {
         TransformerBlock& block = model.trf_blocks[b];
@@ -440,6 +453,98 @@ void load_weights_into_gpt(GPTModel& model, const SafeTensors& file) {
     plain(model.final_norm.shift.data.data(), tensor_f32(file, p + "ln_f.bias", dims({C})));
 
     compute_pool().run(copies.size(), [&copies](std::size_t i) { copies[i](); });
+}
+
+void save_gpt_as_gpt2(const GPTModel& model, const std::filesystem::path& path) {
+    {
+        const std::uint32_t one = 1;
+        unsigned char first = 0;
+        std::memcpy(&first, &one, 1);
+        if (first != 1) throw std::runtime_error("save_gpt_as_gpt2: needs a little-endian machine");
+    }
+    const GPTConfig& cfg = model.cfg;
+    const std::size_t C = cfg.emb_dim;
+    // name -> (shape, the values written in row-major order)
+    struct Entry {
+        std::vector<std::size_t> shape;
+        std::function<void(std::vector<float>&)> values;
+    };
+    std::map<std::string, Entry> tensors;  // sorted by name, bytewise, as safetensors' writer sorts
+    const auto plain = [&tensors](const std::string& name, const auto& t) {
+        std::vector<std::size_t> shape(t.shape().begin(), t.shape().end());
+        tensors[name] = {shape, [&t](std::vector<float>& out) { out.assign(t.begin(), t.end()); }};
+    };
+    // Conv1D's [in, out] = Linear's weight [out, in].T, `parts` side by side along out
+    const auto conv1d = [&tensors](const std::string& name, std::vector<const Linear*> parts) {
+        const std::size_t in = parts[0]->in_features(), out = parts[0]->out_features();
+        tensors[name] = {{in, out * parts.size()}, [parts, in, out](std::vector<float>& v) {
+                             v.resize(in * out * parts.size());
+                             for (std::size_t k = 0; k < parts.size(); ++k)
+                                 for (std::size_t o = 0; o < out; ++o)
+                                     for (std::size_t i = 0; i < in; ++i) v[i * out * parts.size() + k * out + o] = parts[k]->weight.data(o, i);
+                         }};
+    };
+    plain("wte.weight", model.tok_emb.weight.data);
+    plain("wpe.weight", model.pos_emb.weight.data);
+    plain("lm_head.weight", model.out_head.weight.data);
+    plain("ln_f.weight", model.final_norm.scale.data);
+    plain("ln_f.bias", model.final_norm.shift.data);
+    for (std::size_t b = 0; b < model.trf_blocks.size(); ++b) {
+        const TransformerBlock& block = model.trf_blocks[b];
+        const std::string h = fmt::format("h.{}.", b);
+        const MultiHeadAttention& att = block.att;
+        conv1d(h + "attn.c_attn.weight", {&att.W_query, &att.W_key, &att.W_value});
+        tensors[h + "attn.c_attn.bias"] = {{3 * C}, [&att, C](std::vector<float>& v) {
+                                               v.assign(3 * C, 0.0f);  // no qkv_bias: zeros
+                                               const Linear* qkv[3] = {&att.W_query, &att.W_key, &att.W_value};
+                                               for (std::size_t k = 0; k < 3; ++k)
+                                                   if (qkv[k]->bias) std::copy(qkv[k]->bias->data.begin(), qkv[k]->bias->data.end(), v.begin() + k * C);
+                                           }};
+        conv1d(h + "attn.c_proj.weight", {&att.out_proj});
+        plain(h + "attn.c_proj.bias", att.out_proj.bias->data);
+        conv1d(h + "mlp.c_fc.weight", {&block.ff.fc1});
+        plain(h + "mlp.c_fc.bias", block.ff.fc1.bias->data);
+        conv1d(h + "mlp.c_proj.weight", {&block.ff.fc2});
+        plain(h + "mlp.c_proj.bias", block.ff.fc2.bias->data);
+        plain(h + "ln_1.weight", block.norm1.scale.data);
+        plain(h + "ln_1.bias", block.norm1.shift.data);
+        plain(h + "ln_2.weight", block.norm2.scale.data);
+        plain(h + "ln_2.bias", block.norm2.shift.data);
+    }
+    std::string header = fmt::format(R"({{"__metadata__":{{"format":"pt","n_head":"{}"}})", cfg.n_heads);
+    std::uint64_t offset = 0;
+    for (const auto& [name, e] : tensors) {
+        std::uint64_t bytes = 4;
+        for (const auto d : e.shape) bytes *= d;
+        header += fmt::format(R"(,"{}":{{"dtype":"F32","shape":[{}],"data_offsets":[{},{}]}})", name, fmt::join(e.shape, ","), offset,
+                              offset + bytes);
+        offset += bytes;
+    }
+    header += "}";
+    header.append((8 - header.size() % 8) % 8, ' ');  // the data 8-byte aligned, as safetensors >= 0.3.1 pads
+
+    const std::filesystem::path partial = path.string() + ".partial";
+    const auto failed = [&](const std::string& why) {
+        std::error_code ec;
+        std::filesystem::remove(partial, ec);
+        return std::runtime_error(fmt::format("cannot write the weights to {}: {} (choose a writable path)", path.string(), why));
+    };
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    if (!out) throw failed(std::strerror(errno));
+    char length[8];
+    for (int i = 0; i < 8; ++i) length[i] = static_cast<char>((static_cast<std::uint64_t>(header.size()) >> (8 * i)) & 0xFF);
+    out.write(length, 8);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    std::vector<float> values;
+    for (const auto& [name, e] : tensors) {
+        e.values(values);
+        out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(float)));
+    }
+    out.close();
+    if (!out) throw failed("writing failed (is the disk full?)");
+    std::error_code ec;
+    std::filesystem::rename(partial, path, ec);
+    if (ec) throw failed(ec.message());
 }
 
 // ---- the synthetic checkpoints ------------------------------------------------------------------

@@ -98,7 +98,7 @@ std::string gpt2_name_prefix(const SafeTensors& file);
 // The GPTConfig of a GPT-2 checkpoint, from its shapes: vocab_size and emb_dim from wte.weight,
 // context_length from wpe.weight, n_layers from the h.N. blocks (0..L-1, no gap); drop_rate 0.0,
 // qkv_bias true, as the book's BASE_CONFIG. n_heads is not in the shapes: `n_heads` if given,
-// else GPT-2's table (768, 12) -> 12 heads, (1024, 24) -> 16, (1280, 36) -> 20, (1600, 48) -> 25,
+// else the file's __metadata__ "n_head" (what save_gpt_as_gpt2 writes), else GPT-2's table (768, 12) -> 12 heads, (1024, 24) -> 16, (1280, 36) -> 20, (1600, 48) -> 25,
 // else emb_dim / 64 (every GPT-2 size has 64-wide heads). vocab_size must be GPT-2's 50257.
 // `how` (if not null) gets a line saying where n_heads came from.
 GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n_heads = std::nullopt,
@@ -112,11 +112,23 @@ std::size_t gpt2_n_heads(const std::string& file, std::size_t emb_dim, std::size
 
 // The book's load_weights_into_gpt(gpt, params): every parameter of `model` from `file`, Conv1D
 // weights [in, out] transposed into Linear's [out, in], c_attn split into W_query / W_key /
-// W_value (weights and biases), out_head tied to wte (a second copy of its values). Tensors the
-// model does not need (h.N.attn.bias, attn.masked_bias, lm_head.weight, blocks beyond n_layers)
-// are ignored. A missing tensor, a dtype other than F32 or a shape other than the model's is a
-// std::runtime_error naming the tensor and both shapes; `model` is then partly loaded.
+// W_value (weights and biases), out_head tied to wte (a second copy of its values), or, when the
+// file has "lm_head.weight" [V, C] (a GPT2LMHeadModel state dict, where it equals wte, or a model
+// saved by save_gpt_as_gpt2), out_head from it. Tensors the model does not need (h.N.attn.bias,
+// attn.masked_bias, blocks beyond n_layers) are ignored. A missing tensor, a dtype other than F32
+// or a shape other than the model's is a std::runtime_error naming the tensor and both shapes;
+// `model` is then partly loaded.
 void load_weights_into_gpt(GPTModel& model, const SafeTensors& file);
+
+// The inverse of load_weights_into_gpt: `model`'s parameters in Hugging Face's GPT-2
+// model.safetensors layout (names without a prefix, sorted; Conv1D weights [in, out]; W_query,
+// W_key and W_value side by side in c_attn; zeros for c_attn.bias when the model has no qkv_bias,
+// which computes the same), plus "lm_head.weight" [V, C]: the book's GPTModel does not tie
+// out_head to tok_emb, so a trained out_head is kept (transformers' GPT2LMHeadModel would tie them
+// again unless its config says tie_word_embeddings=False). __metadata__ {"format": "pt",
+// "n_head": "<n_heads>"}. Written to a temporary file beside `path` and renamed over it, so that
+// `path` is never half-written; std::runtime_error naming the path if it cannot be written.
+void save_gpt_as_gpt2(const GPTModel& model, const std::filesystem::path& path);
 
 // ---- test support: the synthetic checkpoints of make_safetensors_goldens.py --------------------
 

@@ -362,3 +362,49 @@ TEST_CASE("fuzz: a mutated header loads or is refused with a message", "[fuzz]")
         });
     }
 }
+
+TEST_CASE("save_gpt_as_gpt2: a model of any size, without qkv_bias, read back into the same logits and parameters") {
+    TempDir tmp("llmfs_safetensors_save");
+    GPTConfig cfg;  // not a GPT-2 size: the heads come from the file's n_head
+    cfg.context_length = 8;
+    cfg.emb_dim = 12;
+    cfg.n_heads = 3;
+    cfg.n_layers = 2;
+    cfg.qkv_bias = false;
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(123);
+    GPTModel model(gen, cfg);
+    model.out_head.weight.data *= 0.5f;  // not tok_emb's: the untied out_head must come back
+    model.train(false);
+    const fs::path path = tmp.path / "trained.safetensors";
+    save_gpt_as_gpt2(model, path);
+    CHECK_FALSE(fs::exists(path.string() + ".partial"));
+
+    const SafeTensors file = SafeTensors::open(path);
+    CHECK(file.metadata().at("n_head") == "3");
+    CHECK(file.at("h.0.attn.c_attn.weight").shape == std::vector<std::uint64_t>{12, 36});  // Conv1D [in, out]
+    CHECK(file.at("lm_head.weight").shape == std::vector<std::uint64_t>{50257, 12});
+    std::string how;
+    const GPTConfig read = infer_gpt_config(file, std::nullopt, &how);
+    CHECK(read.n_heads == 3);
+    CHECK(how == "3 heads (the file's n_head)");
+    CHECK(read.n_layers == 2);
+    CHECK(read.context_length == 8);
+    GPTModel loaded(gen, read, Init::zeros);
+    load_weights_into_gpt(loaded, file);
+    loaded.train(false);
+    const auto same = [](const auto& a, const auto& b) { return bool(a == b); };  // every value (xtensor's ==)
+    CHECK(same(loaded.out_head.weight.data, model.out_head.weight.data));
+    CHECK(same(loaded.trf_blocks[1].att.W_value.weight.data, model.trf_blocks[1].att.W_value.weight.data));
+    CHECK(same(loaded.trf_blocks[1].ff.fc2.weight.data, model.trf_blocks[1].ff.fc2.weight.data));
+    const bool zero_bias = xt::all(xt::equal(loaded.trf_blocks[0].att.W_query.bias->data, 0.0f));  // no qkv_bias: zeros
+    CHECK(zero_bias);
+    const IdArray<2> idx = {{6109, 3626, 6100, 345, 11, 40}};
+    CHECK(same(loaded.forward(idx).data, model.forward(idx).data));  // a zero bias adds nothing: the same bits
+
+    SECTION("an unwritable path: a message naming it, nothing left behind") {
+        CHECK_THROWS_WITH(save_gpt_as_gpt2(model, tmp.path / "no/such/dir/x.safetensors"),
+                          Catch::Contains("cannot write the weights to") && Catch::Contains("no/such/dir/x.safetensors"));
+        CHECK_FALSE(fs::exists(tmp.path / "no"));
+    }
+}
