@@ -37,48 +37,6 @@ struct Options {
 
 // `path` can be written (a file created beside it and removed again), before any training: a run
 // must not end in an error after its work is done. Exit 1 otherwise.
-void check_writable(const std::string& path, const std::string& flag) {
-    std::error_code ec;
-    if (fs::is_directory(path, ec))
-        throw std::runtime_error(fmt::format("{} {}: is a directory; give a file name", flag, path));
-    const fs::path probe = path + ".partial";
-    {
-        std::ofstream out(probe, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error(fmt::format("{} {}: cannot write there: {} (choose a writable path)", flag, path, std::strerror(errno)));
-    }
-    fs::remove(probe, ec);
-}
-
-// gpt_train.py's plot_losses(epochs_seen, tokens_seen, train_losses, val_losses), to a PNG, written
-// beside `path` and renamed over it.
-void plot_losses(const std::string& path, std::size_t num_epochs, const TrainHistory& h) {
-    LineChart chart;
-    const std::size_t n = h.train_losses.size();
-    std::vector<double> epochs_seen(n), tokens_seen(h.tokens_seen.begin(), h.tokens_seen.end());
-    for (std::size_t i = 0; i < n; ++i)  // torch.linspace(0, num_epochs, len(train_losses))
-        epochs_seen[i] = n == 1 ? 0.0 : static_cast<double>(num_epochs) * static_cast<double>(i) / static_cast<double>(n - 1);
-    chart.series.push_back({"Training loss", epochs_seen, h.train_losses, kC0});
-    LineSeries val{"Validation loss", epochs_seen, h.val_losses, kC1};
-    val.dashed = true;  // linestyle="-." drawn dashed
-    chart.series.push_back(val);
-    chart.xlabel = "Epochs";
-    chart.ylabel = "Loss";
-    chart.legend_upper_right = true;
-    chart.top_xlabel = "Tokens seen";  // ax2 = ax1.twiny(); ax2.plot(tokens_seen, train_losses, alpha=0)
-    chart.top_x = tokens_seen;
-    const std::string partial = path + ".partial";
-    try {
-        plot_lines(partial, chart);
-    } catch (...) {
-        std::error_code ec;
-        fs::remove(partial, ec);
-        throw;
-    }
-    std::error_code ec;
-    fs::rename(partial, path, ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot write the figure to {}: {}", path, ec.message()));
-}
-
 int run(Options& opt) {
     GptTrainOptions& o = opt.train;
     o.bernoulli = *parse_bernoulli_kernel(opt.bernoulli);
@@ -88,8 +46,8 @@ int run(Options& opt) {
         throw std::runtime_error(fmt::format("training this model would take at least {:.3g} GB (weights, gradients, AdamW's moments, "
                                              "one batch's activations), more than this machine's {:.3g} GB of memory: choose smaller sizes",
                                              gpt_train_bytes(o) / 1e9, *memory / 1e9));
-    if (!opt.save.empty()) check_writable(opt.save, "--save");
-    if (!opt.figure.empty()) check_writable(opt.figure, "--figure");
+    if (!opt.save.empty()) check_writable_path(opt.save, "--save");
+    if (!opt.figure.empty()) check_writable_path(opt.figure, "--figure");
 
     // with open(file_path, "r", encoding="utf-8") as file: text_data = file.read()
     const std::string name = opt.text.empty() ? (data_dir() / "the-verdict.txt").string() : opt.text;
@@ -115,7 +73,7 @@ int run(Options& opt) {
     if (!std::cout) return kExitRuntimeError;
 
     if (!opt.figure.empty()) {
-        plot_losses(opt.figure, o.settings.num_epochs, history);
+        plot_losses(opt.figure, o.settings.num_epochs, history.train_losses, history.val_losses, history.tokens_seen);
         std::cerr << "loss plot written to " << opt.figure << "\n";
     }
     if (!opt.save.empty()) {

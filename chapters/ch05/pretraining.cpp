@@ -6,6 +6,8 @@
 // The book's notebook ran 5.1 on macOS and 5.2 on Apple's MPS device: its numbers differ from a CPU's
 // (5.1 in the last digits, 5.2's losses from the first steps on). The goldens are PyTorch's on this
 // CPU (data/golden/default/ch05_pretraining*.txt, tests/goldens/ch05_pretraining_reference.py).
+#include <filesystem>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include <xtensor/xview.hpp>
 
 #include "llmfs/app/cli.hpp"
+#include "llmfs/app/plot.hpp"
 #include "llmfs/nn/gpt.hpp"
 #include "llmfs/text/data_dir.hpp"
 #include "llmfs/torch/loss.hpp"
@@ -336,7 +339,7 @@ void section_5_1(Notebook& nb, Generator& gen, Section51& out) {
 struct Options {
     PyTorchVersion pytorch = PyTorchVersion::v2;  // --pytorch 2|1.13: whose AdamW update
     bool stop_after_5_1 = false;                  // --stop-after 5.1: no training
-    std::string figure;                           // --figure FILE: the loss plot as a PNG
+    std::filesystem::path figure;                 // --figure FILE: the loss plot (default ./loss-plot.pdf, as the notebook)
 };
 
 void section_5_2(Notebook& nb, Generator& gen, const Section51& data, const Options& options) {
@@ -378,14 +381,21 @@ void section_5_2(Notebook& nb, Generator& gen, const Section51& data, const Opti
     settings.eval_iter = 5;
     settings.start_context = "Every effort moves you";
     TrainCallbacks callbacks;
-    callbacks.print = [&](const std::string& line) { nb.print(line); };
-    Progress progress("training: step");
-    callbacks.on_step = [&](std::size_t epoch, std::size_t step, std::size_t steps_per_epoch, std::size_t) {
-        progress(epoch * steps_per_epoch + step + 1, settings.num_epochs * steps_per_epoch);
+    TrainProgress progress(settings.num_epochs * data.train_loader->size());
+    callbacks.print = [&](const std::string& line) {
+        progress.clear();
+        nb.print(line);
+        std::cout.flush();
     };
+    callbacks.on_step = [&](std::size_t epoch, std::size_t step, std::size_t steps, std::size_t tokens) { progress(epoch, step, steps, tokens); };
     const TrainHistory history = train_model_simple(model, *data.train_loader, *data.val_loader, optimizer, gen,
                                                     data.tokenizer, settings, callbacks);
-    (void)history;
+    progress.finish();
+
+    nb.code("epochs_tensor = torch.linspace(0, num_epochs, len(train_losses))\n"
+            "plot_losses(epochs_tensor, tokens_seen, train_losses, val_losses)   # plt.savefig(\"loss-plot.pdf\")");
+    plot_losses(options.figure, settings.num_epochs, history.train_losses, history.val_losses, history.tokens_seen);
+    std::cerr << "loss plot written to " << options.figure.string() << "\n";
 }
 
 }  // namespace
@@ -407,10 +417,14 @@ int main(int argc, char** argv) {
                                                         "trains the 124M GPT for 10 epochs, minutes)")
                 ->type_name("{5.1,5.2}")
                 ->check(CLI::IsMember({"5.1", "5.2"}));
+            app.add_option("--figure", options.figure, "where 5.2's loss plot goes: a .pdf (the default, ./loss-plot.pdf as the notebook's "
+                                                       "plt.savefig) or a .png, relative to the current folder");
         },
         [&](Notebook& nb, Generator& gen) {
             options.pytorch = *parse_pytorch_version(pytorch);
             options.stop_after_5_1 = stop_after == "5.1";
+            if (options.figure.empty()) options.figure = default_figure_path("loss-plot.pdf");
+            if (!options.stop_after_5_1) check_writable_path(options.figure.string(), "--figure");
             Section51 data;
             section_5_1(nb, gen, data);
             if (!options.stop_after_5_1) section_5_2(nb, gen, data, options);

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <typeinfo>
 #include <vector>
@@ -371,6 +373,18 @@ void add_sampling_options(CLI::App& app, SamplingOptions& sampling, bool with_eo
            "--eos-id", [&sampling](const std::string& text) { sampling.eos_id = parse_decimal(text, 0, vocab - 1, "--eos-id"); },
            "stop before this token id (50256: <|endoftext|>)")
         ->type_name("ID");
+}
+
+void check_writable_path(const std::string& path, const std::string& flag) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw std::runtime_error(fmt::format("{} {}: is a directory; give a file name", flag, path));
+    const std::filesystem::path probe = path + ".partial";
+    {
+        std::ofstream out(probe, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error(fmt::format("{} {}: cannot write there: {} (choose a writable path)", flag, path, std::strerror(errno)));
+    }
+    std::filesystem::remove(probe, ec);
 }
 
 }  // namespace llmfs

@@ -98,6 +98,10 @@ private:
 // redrawn at most ten times a second; in a log (stderr not a terminal) a line at the end of each
 // epoch, no carriage return. Call clear() before printing to stdout (it takes the line away on a
 // terminal), finish() at the end.
+// Before long work that ends by writing `path` (given by `flag`): throws std::runtime_error with
+// the reason if it is a folder or cannot be written, so no run ends without its output.
+void check_writable_path(const std::string& path, const std::string& flag);
+
 class TrainProgress {
 public:
     explicit TrainProgress(std::size_t total_steps);

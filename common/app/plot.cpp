@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -565,6 +566,36 @@ void plot_lines(const std::filesystem::path& path, const LineChart& chart) {
     if (status != CAIRO_STATUS_SUCCESS)
         throw std::runtime_error(fmt::format("cannot write the figure to {}: {} (choose a writable path)", path.string(),
                                              cairo_status_to_string(status)));
+}
+
+void plot_losses(const std::filesystem::path& path, std::size_t num_epochs, const std::vector<double>& train_losses,
+                 const std::vector<double>& val_losses, const std::vector<std::size_t>& tokens_seen) {
+    LineChart chart;
+    const std::size_t n = train_losses.size();
+    std::vector<double> epochs_seen(n), tokens(tokens_seen.begin(), tokens_seen.end());
+    for (std::size_t i = 0; i < n; ++i)  // torch.linspace(0, num_epochs, len(train_losses))
+        epochs_seen[i] = n == 1 ? 0.0 : static_cast<double>(num_epochs) * static_cast<double>(i) / static_cast<double>(n - 1);
+    chart.series.push_back({"Training loss", epochs_seen, train_losses, kC0});
+    LineSeries val{"Validation loss", epochs_seen, val_losses, kC1};
+    val.dashed = true;  // linestyle="-." drawn dashed
+    chart.series.push_back(val);
+    chart.xlabel = "Epochs";
+    chart.ylabel = "Loss";
+    chart.legend_upper_right = true;
+    chart.top_xlabel = "Tokens seen";  // ax2 = ax1.twiny(); ax2.plot(tokens_seen, train_losses, alpha=0)
+    chart.top_x = tokens;
+    std::filesystem::path partial = path;
+    partial += ".partial";
+    try {
+        plot_lines(partial, chart);
+    } catch (...) {
+        std::error_code ec;
+        std::filesystem::remove(partial, ec);
+        throw;
+    }
+    std::error_code ec;
+    std::filesystem::rename(partial, path, ec);
+    if (ec) throw std::runtime_error(fmt::format("cannot write the figure to {}: {}", path.string(), ec.message()));
 }
 
 }  // namespace llmfs

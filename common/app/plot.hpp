@@ -91,6 +91,13 @@ inline constexpr std::array<double, 3> kC0{0.122, 0.467, 0.706}, kC1{1.0, 0.498,
 // on a log axis, std::runtime_error naming the path if it cannot be written.
 void plot_lines(const std::filesystem::path& path, const LineChart& chart);
 
+// The book's plot_losses(epochs_seen, tokens_seen, train_losses, val_losses) (ch05 5.2 and
+// gpt_train.py): both losses against epochs (torch.linspace(0, num_epochs, len(train_losses))),
+// tokens seen on a second x axis at the top. Written beside `path` and renamed over it, so a failed
+// write leaves no half a figure.
+void plot_losses(const std::filesystem::path& path, std::size_t num_epochs, const std::vector<double>& train_losses,
+                 const std::vector<double>& val_losses, const std::vector<std::size_t>& tokens_seen);
+
 // What a test checks of a written figure: its size, and how many different colours it has (a
 // blank image has one). Throws std::runtime_error if the file is not a readable PNG.
 struct ImageSummary {
