@@ -426,6 +426,14 @@ DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const 
     return t;
 }
 
+// CPU time of this process so far (user and system, every thread), in seconds.
+double cpu_seconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
 // Peak resident set size of this process so far, in bytes.
 double peak_rss_bytes() {
     rusage usage{};
@@ -661,14 +669,27 @@ struct TrainOptions {
 };
 
 // This machine's sgemm rate in FLOP/s at the step's largest per-layer product (fc1's forward, rows
-// x 768 -> 3072, as the forward calls OpenBLAS), on OpenBLAS's default threads: the median of 9.
-double sgemm_rate(std::size_t rows, std::size_t C) {
-    const std::size_t H = 4 * C;
-    std::vector<float> a(rows * C, 0.5f), w(H * C, 0.25f), c(rows * H);
-    gemm(a.data(), w.data(), c.data(), rows, C, H, /*b_transposed=*/true, false);  // warm-up
-    const double seconds = median(time_runs(9, [&] { gemm(a.data(), w.data(), c.data(), rows, C, H, true, false); }));
-    return 2.0 * static_cast<double>(rows * C * H) / seconds;
-}
+// x C -> 4C, as the forward calls OpenBLAS), on OpenBLAS's default threads: the median of 5 calls,
+// measured after each step, so that a busy host's moments weigh on the rate as on the steps.
+class SgemmRate {
+public:
+    SgemmRate(std::size_t rows, std::size_t C) : rows_(rows), C_(C), a_(rows * C, 0.5f), w_(4 * C * C, 0.25f), c_(rows * 4 * C) {}
+    void measure() {
+        const auto run = [&] { gemm(a_.data(), w_.data(), c_.data(), rows_, C_, 4 * C_, /*b_transposed=*/true, false); };
+        run();  // warm-up
+        rates_.push_back(2.0 * static_cast<double>(rows_ * C_ * 4 * C_) / median(time_runs(5, run)));
+    }
+    double median_rate() const {
+        std::vector<double> sorted = rates_;
+        std::sort(sorted.begin(), sorted.end());
+        return median(sorted);
+    }
+
+private:
+    std::size_t rows_, C_;
+    std::vector<float> a_, w_, c_;
+    std::vector<double> rates_;
+};
 
 // The FLOPs of one training step, counted by hand: every matrix product's multiply-adds, 2 FLOPs
 // each, the forward's once and the backward's twice (an input and a weight gradient; 6 * weights *
@@ -705,25 +726,29 @@ int train(const TrainOptions& o) {
     batch.inputs = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), batch.B * batch.T);
     batch.targets = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), batch.B * batch.T);
     TrainBuffers buffers;
+    SgemmRate sgemm_rate(batch.B * batch.T, cfg.emb_dim);
     // The step's three parts timed apart: train_step's forward, loss with backward, optimizer step.
-    std::vector<double> forward_s, backward_s, optimizer_s, step_s;
+    std::vector<double> forward_s, backward_s, optimizer_s, step_s, cpu_s;
     for (int i = 0; i <= o.steps; ++i) {  // step 0: the warm-up (the optimizer's state and the buffers are made)
         if (i == 0) std::cerr << "warm-up step...\n";
         const auto start = Clock::now();
+        const double cpu_start = cpu_seconds();
         StepTimes times;
         train_step(model, optimizer, batch, buffers, &times);
-        const double total = seconds_since(start);
+        const double total = seconds_since(start), cpu = cpu_seconds() - cpu_start;
         if (i == 0) continue;
         forward_s.push_back(times.forward_s);
         backward_s.push_back(times.backward_s);
         optimizer_s.push_back(times.optimizer_s);
         step_s.push_back(total);
-        std::cerr << fmt::format("step {}/{}: {:.3f} s\n", i, o.steps, total);
+        cpu_s.push_back(cpu);
+        sgemm_rate.measure();
+        std::cerr << fmt::format("step {}/{}: {:.3f} s ({:.3f} s of CPU)\n", i, o.steps, total, cpu);
     }
     const std::vector<double> steps_in_order = step_s;
-    for (auto* v : {&forward_s, &backward_s, &optimizer_s, &step_s}) std::sort(v->begin(), v->end());
+    for (auto* v : {&forward_s, &backward_s, &optimizer_s, &step_s, &cpu_s}) std::sort(v->begin(), v->end());
     const double rss = peak_rss_bytes();
-    const double sgemm = sgemm_rate(batch.B * batch.T, cfg.emb_dim);
+    const double sgemm = sgemm_rate.median_rate();
     const StepFlops flops = step_flops(cfg, batch.B, batch.T);
     const double seconds = median(step_s), tokens = static_cast<double>(batch.B * batch.T);
     const double rate = flops.total() / seconds;
@@ -732,6 +757,7 @@ int train(const TrainOptions& o) {
         std::cout << nlohmann::json{{"context_length", o.context_length}, {"batch_size", o.batch_size}, {"steps", o.steps},
                                     {"pytorch", to_string(o.pytorch)}, {"threads", compute_pool().size()}, {"blas_threads", threads},
                                     {"step_s", seconds}, {"steps_s", steps_in_order}, {"tokens_per_s", tokens / seconds},
+                                    {"cpu_s", median(cpu_s)},
                                     {"forward_s", median(forward_s)}, {"loss_backward_s", median(backward_s)},
                                     {"optimizer_s", median(optimizer_s)}, {"gflop_per_step", flops.total() / 1e9},
                                     {"matmul_gflop_per_step", flops.matmul / 1e9}, {"attention_gflop_per_step", flops.attention / 1e9},
@@ -744,13 +770,14 @@ int train(const TrainOptions& o) {
     std::cout << fmt::format("training step          GPT_CONFIG_124M, context {}, batch {}, dropout 0.1, no qkv bias; AdamW lr 5e-4,\n"
                              "                       weight decay 0.1 (PyTorch {}'s update); {} threads, OpenBLAS {}\n",
                              o.context_length, o.batch_size, to_string(o.pytorch), compute_pool().size(), threads)
-              << fmt::format("step                   {:.3f} s median of {} ({:.1f} tokens/s)\n", seconds, o.steps, tokens / seconds)
+              << fmt::format("step                   {:.3f} s median of {} ({:.1f} tokens/s); {:.3f} s of CPU (all threads, median)\n",
+                             seconds, o.steps, tokens / seconds, median(cpu_s))
               << fmt::format("parts                  forward {:.3f} s, loss and backward {:.3f} s, AdamW {:.3f} s (medians)\n",
                              median(forward_s), median(backward_s), median(optimizer_s))
               << fmt::format("work                   {:.1f} GFLOP a step: products 6 x {:.1f} M weights x {} tokens, attention {:.1f}\n",
                              flops.total() / 1e9, flops.matmul / 6.0 / tokens / 1e6, batch.B * batch.T, flops.attention / 1e9)
               << fmt::format("rate                   {:.1f} GFLOP/s: {:.0f}% of this machine's sgemm rate, {:.1f} GFLOP/s\n"
-                             "                       ({} x {} x {}, fc1's product)\n",
+                             "                       ({} x {} x {}, fc1's product, measured after each step; median)\n",
                              rate / 1e9, 100.0 * rate / sgemm, sgemm / 1e9, batch.B * batch.T, cfg.emb_dim, 4 * cfg.emb_dim)
               << fmt::format("peak RSS               {:.0f} MB\n", rss / 1e6);
     return 0;

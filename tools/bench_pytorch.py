@@ -192,24 +192,28 @@ def train(args):
         loss.backward()
         optimizer.step()
 
+    print("warm-up step...", file=sys.stderr)
     step()  # warm-up: the optimizer's state and the allocator's blocks are made here
-    times = []
+    times, cpu = [], []
     for _ in range(args.steps):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         step()
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - cpu_start)
+        print(f"step {len(times)}/{args.steps}: {times[-1]:.3f} s ({cpu[-1]:.3f} s of CPU)", file=sys.stderr)
     seconds = sorted(times)[len(times) // 2]
+    cpu_s = sorted(cpu)[len(cpu) // 2]
     tokens = args.batch_size * args.context_length
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     report = {"context_length": args.context_length, "batch_size": args.batch_size, "steps": args.steps,
               "torch": torch.__version__, "threads": torch.get_num_threads(), "step_s": seconds,
-              "steps_s": times, "tokens_per_s": tokens / seconds, "peak_rss_bytes": rss}
+              "steps_s": times, "tokens_per_s": tokens / seconds, "cpu_s": cpu_s, "peak_rss_bytes": rss}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads: training step {args.batch_size} x "
               f"{args.context_length} tokens, median {seconds:.3f} s of {args.steps} "
-              f"({tokens / seconds:.1f} tokens/s), peak RSS {rss / 1e6:.0f} MB")
+              f"({tokens / seconds:.1f} tokens/s); {cpu_s:.3f} s of CPU (all threads, median); peak RSS {rss / 1e6:.0f} MB")
 
 
 def variant(args):

@@ -66,34 +66,26 @@ TEST_CASE("gpt_forward and gpt_loss_backward: PyTorch's logits, loss and every p
 // dropout on and off, qkv_bias on and off. Both run on this CPU's OpenBLAS kernel, so this holds
 // under every kernel (tests/blas_kernels.sh).
 TEST_CASE("gpt_forward and gpt_loss_backward: the fast kernels give the reference's logits, loss and gradients bit for bit") {
-    struct Shape {
-        std::size_t V, C, NH, L, B, T;
-        double p;
-        bool qkv_bias;
+    struct Case {
+        GPTConfig cfg;  // V, context, C, NH, L, dropout, qkv_bias
+        std::size_t B, T;
     };
-    for (const Shape& sh : {Shape{300, 128, 2, 2, 2, 256, 0.1, false}, Shape{97, 64, 4, 1, 3, 40, 0.0, true},
-                            Shape{50, 32, 1, 1, 1, 300, 0.2, true}}) {
-        INFO("V " << sh.V << " C " << sh.C << " NH " << sh.NH << " L " << sh.L << " B " << sh.B << " T " << sh.T);
-        GPTConfig cfg;
-        cfg.vocab_size = sh.V;
-        cfg.context_length = sh.T;
-        cfg.emb_dim = sh.C;
-        cfg.n_heads = sh.NH;
-        cfg.n_layers = sh.L;
-        cfg.drop_rate = sh.p;
-        cfg.qkv_bias = sh.qkv_bias;
+    for (const Case& k : {Case{{300, 256, 128, 2, 2, 0.1, false}, 2, 256}, Case{{97, 40, 64, 4, 1, 0.0, true}, 3, 40},
+                          Case{{50, 300, 32, 1, 1, 0.2, true}, 1, 300}}) {
+        const GPTConfig& cfg = k.cfg;
+        INFO("V " << cfg.vocab_size << " C " << cfg.emb_dim << " NH " << cfg.n_heads << " L " << cfg.n_layers << " B " << k.B << " T " << k.T);
         Generator gen(BernoulliKernel::standard);
         gen.manual_seed(2);
         GPTModel model(gen, cfg);
         model.train(true);
-        const std::vector<std::int64_t> inputs = gen.randint(0, static_cast<std::int64_t>(sh.V), sh.B * sh.T);
-        const std::vector<std::int64_t> targets = gen.randint(0, static_cast<std::int64_t>(sh.V), sh.B * sh.T);
+        const std::vector<std::int64_t> inputs = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), k.B * k.T);
+        const std::vector<std::int64_t> targets = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), k.B * k.T);
         const Generator before_dropout = gen;
         std::vector<std::string> hashes[2];
         for (const StepKernels kernels : {StepKernels::reference, StepKernels::fast}) {
             gen = before_dropout;
             GPTSaved saved;
-            gpt_forward(model, xt::adapt(inputs, std::array<std::size_t, 2>{sh.B, sh.T}), saved, kernels);
+            gpt_forward(model, xt::adapt(inputs, std::array<std::size_t, 2>{k.B, k.T}), saved, kernels);
             GPTGrads grads;
             const float loss = gpt_loss_backward(model, saved, targets.data(), grads, kernels);
             auto& h = hashes[kernels == StepKernels::fast];
