@@ -12,6 +12,10 @@
 //                                               MoE) at their defaults: KV-cache decode tokens/s, its
 //                                               share of the bandwidth bound, the cache's bytes
 //                                               against the memory estimator's
+//   llmfs-bench train [--context-length T] [--batch-size B] [--steps N] [--pytorch 2|1.13] [--json]
+//                                               the 124M model's training step (forward, loss,
+//                                               backward, AdamW): time, tokens/s, its share of this
+//                                               machine's sgemm rate, peak RSS
 // Each timing is over --repeat runs; the median is reported (the best too in the first form).
 #include <algorithm>
 #include <chrono>
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <cblas.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <xtensor/xadapt.hpp>
@@ -47,6 +52,8 @@
 #include "llmfs/nn/memory_estimate.hpp"
 #include "llmfs/fast/memory.hpp"
 #include "llmfs/fast/thread_pool.hpp"
+#include "llmfs/torch/ops.hpp"
+#include "llmfs/train/loop.hpp"
 
 using namespace llmfs;
 
@@ -419,6 +426,14 @@ DecodeTiming time_decode(const GenerateOptions& o, const GPTModel& model, const 
     return t;
 }
 
+// CPU time of this process so far (user and system, every thread), in seconds.
+double cpu_seconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
 // Peak resident set size of this process so far, in bytes.
 double peak_rss_bytes() {
     rusage usage{};
@@ -644,6 +659,130 @@ int variants(const VariantsOptions& o) {
     return 0;
 }
 
+// ---- train -------------------------------------------------------------------------------------
+
+struct TrainOptions {
+    std::size_t context_length = 256, batch_size = 2;
+    int steps = 5;
+    PyTorchVersion pytorch = PyTorchVersion::v2;
+    bool json = false;
+};
+
+// This machine's sgemm rate in FLOP/s at the step's largest per-layer product (fc1's forward, rows
+// x C -> 4C, as the forward calls OpenBLAS), on OpenBLAS's default threads: the median of 5 calls,
+// measured after each step, so that a busy host's moments weigh on the rate as on the steps.
+class SgemmRate {
+public:
+    SgemmRate(std::size_t rows, std::size_t C) : rows_(rows), C_(C), a_(rows * C, 0.5f), w_(4 * C * C, 0.25f), c_(rows * 4 * C) {}
+    void measure() {
+        const auto run = [&] { gemm(a_.data(), w_.data(), c_.data(), rows_, C_, 4 * C_, /*b_transposed=*/true, false); };
+        run();  // warm-up
+        rates_.push_back(2.0 * static_cast<double>(rows_ * C_ * 4 * C_) / median(time_runs(5, run)));
+    }
+    double median_rate() const {
+        std::vector<double> sorted = rates_;
+        std::sort(sorted.begin(), sorted.end());
+        return median(sorted);
+    }
+
+private:
+    std::size_t rows_, C_;
+    std::vector<float> a_, w_, c_;
+    std::vector<double> rates_;
+};
+
+// The FLOPs of one training step, counted by hand: every matrix product's multiply-adds, 2 FLOPs
+// each, the forward's once and the backward's twice (an input and a weight gradient; 6 * weights *
+// tokens in all, the embedding tables left out: they are looked up, not multiplied), plus the
+// attention's two products per head (Q K^T and weights @ V, the full T x T, masked half included)
+// likewise three times. Elementwise work (LayerNorm, GELU, softmax, AdamW) is not counted.
+struct StepFlops {
+    double matmul = 0, attention = 0;
+    double total() const { return matmul + attention; }
+};
+StepFlops step_flops(const GPTConfig& cfg, std::size_t B, std::size_t T) {
+    const double C = static_cast<double>(cfg.emb_dim), L = static_cast<double>(cfg.n_layers), tokens = static_cast<double>(B * T);
+    const double weights = L * (4 * C * C + 2 * C * 4 * C) + C * static_cast<double>(cfg.vocab_size);  // W_q, W_k, W_v, out_proj, fc1, fc2; out_head
+    const double attention_forward = L * static_cast<double>(B) * 2.0 * (2.0 * static_cast<double>(T * T) * C);
+    return {6.0 * weights * tokens, 3.0 * attention_forward};
+}
+
+int train(const TrainOptions& o) {
+    GPTConfig cfg = GPTConfig::gpt2_small();  // the book's GPT_CONFIG_124M, its context_length replaced
+    cfg.context_length = o.context_length;
+    cfg.drop_rate = 0.1;
+    cfg.qkv_bias = false;
+    Generator gen;
+    gen.manual_seed(123);
+    GPTModel model(gen, cfg);
+    model.train(true);
+    AdamWOptions adamw;
+    adamw.lr = 5e-4;
+    adamw.weight_decay = 0.1;
+    adamw.version = o.pytorch;
+    AdamW optimizer(model, adamw);
+    Batch batch;  // random token ids: the numbers do not change the work
+    batch.B = o.batch_size, batch.T = o.context_length;
+    batch.inputs = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), batch.B * batch.T);
+    batch.targets = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), batch.B * batch.T);
+    TrainBuffers buffers;
+    SgemmRate sgemm_rate(batch.B * batch.T, cfg.emb_dim);
+    // The step's three parts timed apart: train_step's forward, loss with backward, optimizer step.
+    std::vector<double> forward_s, backward_s, optimizer_s, step_s, cpu_s;
+    for (int i = 0; i <= o.steps; ++i) {  // step 0: the warm-up (the optimizer's state and the buffers are made)
+        if (i == 0) std::cerr << "warm-up step...\n";
+        const auto start = Clock::now();
+        const double cpu_start = cpu_seconds();
+        StepTimes times;
+        train_step(model, optimizer, batch, buffers, &times);
+        const double total = seconds_since(start), cpu = cpu_seconds() - cpu_start;
+        if (i == 0) continue;
+        forward_s.push_back(times.forward_s);
+        backward_s.push_back(times.backward_s);
+        optimizer_s.push_back(times.optimizer_s);
+        step_s.push_back(total);
+        cpu_s.push_back(cpu);
+        sgemm_rate.measure();
+        std::cerr << fmt::format("step {}/{}: {:.3f} s ({:.3f} s of CPU)\n", i, o.steps, total, cpu);
+    }
+    const std::vector<double> steps_in_order = step_s;
+    for (auto* v : {&forward_s, &backward_s, &optimizer_s, &step_s, &cpu_s}) std::sort(v->begin(), v->end());
+    const double rss = peak_rss_bytes();
+    const double sgemm = sgemm_rate.median_rate();
+    const StepFlops flops = step_flops(cfg, batch.B, batch.T);
+    const double seconds = median(step_s), tokens = static_cast<double>(batch.B * batch.T);
+    const double rate = flops.total() / seconds;
+    const std::size_t threads = std::max<std::size_t>(1, static_cast<std::size_t>(openblas_get_num_threads()));
+    if (o.json) {
+        std::cout << nlohmann::json{{"context_length", o.context_length}, {"batch_size", o.batch_size}, {"steps", o.steps},
+                                    {"pytorch", to_string(o.pytorch)}, {"threads", compute_pool().size()}, {"blas_threads", threads},
+                                    {"step_s", seconds}, {"steps_s", steps_in_order}, {"tokens_per_s", tokens / seconds},
+                                    {"cpu_s", median(cpu_s)},
+                                    {"forward_s", median(forward_s)}, {"loss_backward_s", median(backward_s)},
+                                    {"optimizer_s", median(optimizer_s)}, {"gflop_per_step", flops.total() / 1e9},
+                                    {"matmul_gflop_per_step", flops.matmul / 1e9}, {"attention_gflop_per_step", flops.attention / 1e9},
+                                    {"gflop_per_s", rate / 1e9}, {"sgemm_gflop_per_s", sgemm / 1e9}, {"share_of_sgemm", rate / sgemm},
+                                    {"peak_rss_bytes", rss}}
+                             .dump(2)
+                  << "\n";
+        return 0;
+    }
+    std::cout << fmt::format("training step          GPT_CONFIG_124M, context {}, batch {}, dropout 0.1, no qkv bias; AdamW lr 5e-4,\n"
+                             "                       weight decay 0.1 (PyTorch {}'s update); {} threads, OpenBLAS {}\n",
+                             o.context_length, o.batch_size, to_string(o.pytorch), compute_pool().size(), threads)
+              << fmt::format("step                   {:.3f} s median of {} ({:.1f} tokens/s); {:.3f} s of CPU (all threads, median)\n",
+                             seconds, o.steps, tokens / seconds, median(cpu_s))
+              << fmt::format("parts                  forward {:.3f} s, loss and backward {:.3f} s, AdamW {:.3f} s (medians)\n",
+                             median(forward_s), median(backward_s), median(optimizer_s))
+              << fmt::format("work                   {:.1f} GFLOP a step: products 6 x {:.1f} M weights x {} tokens, attention {:.1f}\n",
+                             flops.total() / 1e9, flops.matmul / 6.0 / tokens / 1e6, batch.B * batch.T, flops.attention / 1e9)
+              << fmt::format("rate                   {:.1f} GFLOP/s: {:.0f}% of this machine's sgemm rate, {:.1f} GFLOP/s\n"
+                             "                       ({} x {} x {}, fc1's product, measured after each step; median)\n",
+                             rate / 1e9, 100.0 * rate / sgemm, sgemm / 1e9, batch.B * batch.T, cfg.emb_dim, 4 * cfg.emb_dim)
+              << fmt::format("peak RSS               {:.0f} MB\n", rss / 1e6);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -696,7 +835,25 @@ int main(int argc, char** argv) {
     var_cmd->add_option("--tokens", var_opt.tokens, "new tokens (--max_new_tokens)")->capture_default_str()->check(CLI::Range(1, 1 << 16));
     var_cmd->add_flag("--json", var_opt.json, "print one JSON object instead");
 
+    TrainOptions train_opt;
+    auto* train_cmd = app.add_subcommand("train", "the 124M model's training step (forward, loss, backward, AdamW): time,\n"
+                                                  "tokens/s, share of the sgemm rate, peak RSS (tools/bench_pytorch.py train: PyTorch's)");
+    train_cmd->add_option("--context-length", train_opt.context_length, "T")->capture_default_str()->check(CLI::Range(1, 1024));
+    train_cmd->add_option("--batch-size", train_opt.batch_size, "B")->capture_default_str()->check(CLI::Range(1, 256));
+    train_cmd->add_option("--steps", train_opt.steps, "timed steps after one warm-up (the median is shown)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    std::string train_pytorch = "2";
+    train_cmd->add_option("--pytorch", train_pytorch, "whose AdamW update: PyTorch 2.x's or 1.13's")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"2", "1.13"}));
+    train_cmd->add_flag("--json", train_opt.json, "print one JSON object instead");
+
     return run_tool(app, argc, argv, [&] {
+        if (*train_cmd) {
+            train_opt.pytorch = *parse_pytorch_version(train_pytorch);
+            return train(train_opt);
+        }
         // The weights in 2 MB pages unless LLMFS_HUGE_PAGES says otherwise: the benchmark measures the
         // decode, which streams faster from them, where programs weigh it against their start (memory.hpp).
         const char* const asked = std::getenv("LLMFS_HUGE_PAGES");

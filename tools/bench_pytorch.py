@@ -4,6 +4,9 @@
     /usr/bin/python3 tools/bench_pytorch.py generate [--tokens N] [--kv-cache] [--load N]
     /usr/bin/python3 tools/bench_pytorch.py mha [--batch B --tokens T --dim D --heads H]
     /usr/bin/python3 tools/bench_pytorch.py mha --book BOOK [--json]   # the MHA notebook's own variants
+    /usr/bin/python3 tools/bench_pytorch.py train [--context-length T] [--batch-size B] [--steps N] [--json]
+        # the book's training step on GPT_CONFIG_124M (zero_grad, forward, cross_entropy, backward,
+        # AdamW step), as llmfs-bench train times it
     /usr/bin/time -f "%e s" /usr/bin/python3 tools/bench_pytorch.py generate --tokens 50   # whole process
     /usr/bin/time -f "%M KB" /usr/bin/python3 tools/bench_pytorch.py variant --book BOOK NAME [ARGS...]
         # one run of a bonus GPT script (NAME: ch04_kv_mha, ch04_gqa, ch04_mla, ch04_swa, ch04_kv_ffn,
@@ -165,6 +168,54 @@ def mha(args):
             print(f"{name}: {seconds * 1e3:.1f} ms ({flop / seconds / 1e9:.1f} GFLOP/s)")
 
 
+def train(args):
+    """The training step of the book's train_model_simple (ch05) on GPT_CONFIG_124M with the given
+    context length, dropout 0.1, qkv_bias False, torch.optim.AdamW(lr=5e-4, weight_decay=0.1):
+    optimizer.zero_grad(); loss = cross_entropy(model(x).flatten(0, 1), y.flatten()); loss.backward();
+    optimizer.step(). The batch is random token ids (the numbers do not change the work). One warm-up
+    step, then --steps timed steps: the median and the tokens/s it gives; the peak RSS of the process."""
+    import json
+    import resource
+    import torch.nn.functional as F
+    cfg = dict(ch04.GPT_CONFIG_124M, context_length=args.context_length, drop_rate=0.1, qkv_bias=False)
+    torch.manual_seed(123)
+    model = ch04.GPTModel(cfg)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.1)
+    shape = (args.batch_size, args.context_length)
+    inputs = torch.randint(0, cfg["vocab_size"], shape)
+    targets = torch.randint(0, cfg["vocab_size"], shape)
+
+    def step():
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(inputs).flatten(0, 1), targets.flatten())
+        loss.backward()
+        optimizer.step()
+
+    print("warm-up step...", file=sys.stderr)
+    step()  # warm-up: the optimizer's state and the allocator's blocks are made here
+    times, cpu = [], []
+    for _ in range(args.steps):
+        start, cpu_start = time.perf_counter(), time.process_time()
+        step()
+        times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - cpu_start)
+        print(f"step {len(times)}/{args.steps}: {times[-1]:.3f} s ({cpu[-1]:.3f} s of CPU)", file=sys.stderr)
+    seconds = sorted(times)[len(times) // 2]
+    cpu_s = sorted(cpu)[len(cpu) // 2]
+    tokens = args.batch_size * args.context_length
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    report = {"context_length": args.context_length, "batch_size": args.batch_size, "steps": args.steps,
+              "torch": torch.__version__, "threads": torch.get_num_threads(), "step_s": seconds,
+              "steps_s": times, "tokens_per_s": tokens / seconds, "cpu_s": cpu_s, "peak_rss_bytes": rss}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads: training step {args.batch_size} x "
+              f"{args.context_length} tokens, median {seconds:.3f} s of {args.steps} "
+              f"({tokens / seconds:.1f} tokens/s); {cpu_s:.3f} s of CPU (all threads, median); peak RSS {rss / 1e6:.0f} MB")
+
+
 def variant(args):
     """The script's main(), with its GPTModel.forward timed: the first call is the prompt, the
     max_new_tokens one-token calls after it the decode (the last one's logits unused, as in the script)."""
@@ -220,12 +271,17 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--book", help="a checkout of rasbt/LLMs-from-scratch: time the MHA notebook's own variants")
     p.add_argument("--json", action="store_true", help="with --book: one JSON object, for llmfs-bench mha --pytorch")
+    p = sub.add_parser("train")
+    p.add_argument("--context-length", type=int, default=256)
+    p.add_argument("--batch-size", type=int, default=2)
+    p.add_argument("--steps", type=int, default=5)
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("variant")
     p.add_argument("--book", required=True, help="a checkout of rasbt/LLMs-from-scratch")
     p.add_argument("name", choices=["ch04_kv_mha", "ch04_gqa", "ch04_mla", "ch04_swa", "ch04_kv_ffn", "ch04_moe"])
     p.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
     args = parser.parse_args()
-    {"build": build, "generate": generate, "mha": mha, "variant": variant}[args.command](args)
+    {"build": build, "generate": generate, "mha": mha, "train": train, "variant": variant}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -115,4 +115,63 @@ float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, 
     return mean_of(sums, N);
 }
 
+namespace {
+
+// LogSoftmaxBackward0's last line over a row of exp(y): g = fma(-g, picked, picked at t, else 0).
+void softmax_grad_row(float* g, std::size_t V, std::size_t t, float picked) {
+    for (std::size_t j = 0; j < V; ++j) g[j] = std::fma(-g[j], picked, j == t ? picked : 0.0f);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same loop with the FMA unit's vfmadd instead of libm's fmaf (one rounding either way), every
+// column as a column other than t.
+__attribute__((target("avx2,fma"))) void softmax_grad_row_fma(float* g, std::size_t V, std::size_t t, float picked) {
+    for (std::size_t j = 0; j < V; ++j) g[j] = __builtin_fmaf(-g[j], picked, 0.0f);  // the caller redoes g[t]
+}
+
+bool has_fma() {
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+}
+#endif
+
+// One row of cross_entropy_backward: the log_softmax row y into g (row_log_sum_exp's operations,
+// in g's own memory), y[t] returned for the loss, then g = the row's gradient.
+float cross_entropy_backward_row(const float* x, std::size_t V, std::size_t t, float picked, float* g) {
+    const float max = *std::max_element(x, x + V);                   // vec::reduce_all(maximum)
+    for (std::size_t i = 0; i < V; ++i) g[i] = x[i] - max;           // x - Vec(max_input)
+    vec_exp(g, g, V);                                                // .exp()
+    float log_sum = reduce_all_sum(g, V);                            // map_reduce_all's lanes and tree
+    vec_log(&log_sum, &log_sum, 1);
+    for (std::size_t i = 0; i < V; ++i) g[i] = (x[i] - max) - log_sum;  // y = x - Vec(max) - Vec(tmp_sum)
+    const float y_t = g[t];
+    vec_exp(g, g, V);                                                // exp(y)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (has_fma()) {
+        const float e_t = g[t];
+        softmax_grad_row_fma(g, V, t, picked);
+        g[t] = std::fma(-e_t, picked, picked);
+        return y_t;
+    }
+#endif
+    softmax_grad_row(g, V, t, picked);
+    return y_t;
+}
+
+}  // namespace
+
+float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits,
+                             const RowRunner& run) {
+    check_rows("cross_entropy_backward", N);
+    for (std::size_t b = 0; b < N; ++b) check_target(targets[b], b, V);  // before any row runs: the first bad one named
+    const float picked = -(1.0f / static_cast<float>(N));
+    std::vector<float> y_picked(N);
+    run(N, [&](std::size_t b) {
+        y_picked[b] = cross_entropy_backward_row(logits + b * V, V, static_cast<std::size_t>(targets[b]), picked, dlogits + b * V);
+    });
+    CascadeSum sums;
+    for (std::size_t b = 0; b < N; ++b) sums.add_negated(y_picked[b], b);
+    return mean_of(sums, N);
+}
+
 }  // namespace llmfs

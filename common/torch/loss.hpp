@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace llmfs {
 
@@ -38,6 +39,15 @@ float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std
 //                        separate product and difference 3 of the 11 golden cases differ)
 // Returns the loss, cross_entropy's bits, from the same log_softmax (computed once for both).
 float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits);
+
+// Runs fn(i) for every i in [0, n), in any order, on any threads (a thread pool's run).
+using RowRunner = std::function<void(std::size_t n, const std::function<void(std::size_t)>& fn)>;
+
+// The same bits as cross_entropy_backward, its rows run by `run` (each row's arithmetic is its
+// own), without allocating, the multiply-adds on the FMA unit where the CPU has one (fused either
+// way: the same bits); the loss's cascade then adds the rows in order. loss_test checks the two.
+float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits,
+                             const RowRunner& run);
 
 namespace detail {
 // One row's log-sum-exp pieces, as log_softmax computes them: max and log(sum(exp(x - max))).

@@ -1,12 +1,13 @@
 // cross_entropy, log_softmax and nll_loss against real PyTorch's bits (data/tests/train_cases.txt,
 // made by tests/goldens/make_train_goldens.py), and the fused cross_entropy against log_softmax_rows
-// followed by nll_loss_mean (the naive reference beside it).
+// followed by nll_loss_mean (the naive reference beside it); the pooled backward against the plain one.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
 
+#include "llmfs/fast/thread_pool.hpp"
 #include "llmfs/torch/loss.hpp"
 #include "llmfs/torch/rng.hpp"
 #include "test_support.hpp"
@@ -56,6 +57,11 @@ TEST_CASE("cross_entropy and its backward: PyTorch's loss and gradient bits, fro
         for (std::size_t i = 0; i < std::min<std::size_t>(8, grad.size()); ++i) head += (i ? " " : "") + hex32(grad[i]);
         CHECK(head == c.at("grad_head"));
         CHECK(fnv1a64(grad) == c.at("grad_fnv1a64"));
+        // the fast one, its rows on the pool: the same loss and gradient
+        std::vector<float> fast(in.logits.size());
+        const RowRunner on_pool = [](std::size_t n, const std::function<void(std::size_t)>& fn) { compute_pool().run(n, fn); };
+        CHECK(hex32(cross_entropy_backward(in.logits.data(), in.N, in.V, in.targets.data(), fast.data(), on_pool)) == c.at("loss"));
+        CHECK(fnv1a64(fast) == c.at("grad_fnv1a64"));
     }
 }
 
@@ -65,4 +71,9 @@ TEST_CASE("cross_entropy: a target outside the vocabulary and an empty batch are
     CHECK_THROWS_WITH(cross_entropy(logits.data(), 1, 3, bad.data()), Catch::Contains("target 3") && Catch::Contains("3 classes"));
     CHECK_THROWS_AS(cross_entropy(logits.data(), 1, 3, negative.data()), std::invalid_argument);
     CHECK_THROWS_AS(nll_loss_mean(logits.data(), 0, 3, bad.data()), std::invalid_argument);
+    std::vector<float> grad(3);
+    const RowRunner serial = [](std::size_t n, const std::function<void(std::size_t)>& fn) {
+        for (std::size_t i = 0; i < n; ++i) fn(i);
+    };
+    CHECK_THROWS_WITH(cross_entropy_backward(logits.data(), 1, 3, bad.data(), grad.data(), serial), Catch::Contains("target 3"));
 }

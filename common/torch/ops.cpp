@@ -156,23 +156,43 @@ float reduce_sum(const float* x, std::size_t n, std::size_t stride) {
     return total;
 }
 
-void sum_columns(const float* x, std::size_t rows, std::size_t cols, float* out) {
+namespace {
+
+// Column j of sum_columns: a grouped column (j < grouped) in one cascade, a leftover one by row_sum.
+float sum_column(const float* x, std::size_t rows, std::size_t cols, std::size_t j, std::size_t grouped) {
     constexpr std::size_t kIlp = 4;  // row_sum's ilp_factor
-    // vectorized_outer_sum takes 4 vectors of columns at a time, scalar_outer_sum (fewer than 8
-    // columns) 4 columns: one cascade per column. The columns after the last whole group: row_sum.
+    auto at = [&](std::size_t i) { return x[i * cols + j]; };
+    if (j < grouped) return multi_row_sum<1, float>(rows, [&](std::size_t i, std::size_t) { return at(i); })[0];
+    auto partial = multi_row_sum<kIlp, float>(rows / kIlp, [&](std::size_t i, std::size_t r) { return at(i * kIlp + r); });
+    for (std::size_t i = (rows / kIlp) * kIlp; i < rows; ++i) partial[0] += at(i);
+    for (std::size_t r = 1; r < kIlp; ++r) partial[0] += partial[r];
+    return partial[0];
+}
+
+// vectorized_outer_sum takes 4 vectors of columns at a time, scalar_outer_sum (fewer than 8
+// columns) 4 columns: one cascade per column. The columns after the last whole group: row_sum.
+std::size_t grouped_columns(std::size_t cols) {
     const std::size_t group = cols >= kLanes ? 4 * kLanes : 4;
-    const std::size_t grouped = cols / group * group;
-    for (std::size_t j = 0; j < cols; ++j) {
-        auto at = [&](std::size_t i) { return x[i * cols + j]; };
-        if (j < grouped) {
-            out[j] = multi_row_sum<1, float>(rows, [&](std::size_t i, std::size_t) { return at(i); })[0];
-            continue;
-        }
-        auto partial = multi_row_sum<kIlp, float>(rows / kIlp, [&](std::size_t i, std::size_t r) { return at(i * kIlp + r); });
-        for (std::size_t i = (rows / kIlp) * kIlp; i < rows; ++i) partial[0] += at(i);
-        for (std::size_t r = 1; r < kIlp; ++r) partial[0] += partial[r];
-        out[j] = partial[0];
+    return cols / group * group;
+}
+
+}  // namespace
+
+void sum_columns(const float* x, std::size_t rows, std::size_t cols, float* out) {
+    const std::size_t grouped = grouped_columns(cols);
+    for (std::size_t j = 0; j < cols; ++j) out[j] = sum_column(x, rows, cols, j, grouped);
+}
+
+void sum_columns_range(const float* x, std::size_t rows, std::size_t cols, std::size_t first, std::size_t last, float* out) {
+    constexpr std::size_t kBlock = 8;
+    const std::size_t grouped = grouped_columns(cols);
+    std::size_t j = first;
+    // grouped columns side by side, each its own cascade (multi_row_sum's rows are independent)
+    for (; j + kBlock <= std::min(last, grouped); j += kBlock) {
+        const auto sums = multi_row_sum<kBlock, float>(rows, [&](std::size_t i, std::size_t r) { return x[i * cols + j + r]; });
+        std::copy(sums.begin(), sums.end(), out + j);
     }
+    for (; j < last; ++j) out[j] = sum_column(x, rows, cols, j, grouped);
 }
 
 float welford_var(const float* x, std::size_t n, std::size_t stride, double correction) {

@@ -236,6 +236,10 @@ Tensor<N> mean_keepdim(const Tensor<N>& t, int dim) {
 // there are fewer than 8) each summed down the rows in one cascade; the columns left over by
 // row_sum (4 interleaved accumulators, then added in order). out [cols]
 void sum_columns(const float* x, std::size_t rows, std::size_t cols, float* out);
+// out[j] for the columns j in [first, last) only, each summed as sum_columns sums it (the same
+// bits), 8 neighbouring columns at a time (one pass down the rows reads whole cache lines, where
+// sum_columns reads a float a line). Ranges of one sum may run on different threads.
+void sum_columns_range(const float* x, std::size_t rows, std::size_t cols, std::size_t first, std::size_t last, float* out);
 
 // Welford's running variance in double, as WelfordOps (aten/src/ATen/native/SharedReduceOps.h),
 // of n floats with the given stride; `correction` 1 is unbiased, 0 the population variance.

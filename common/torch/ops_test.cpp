@@ -7,8 +7,11 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "llmfs/torch/ops.hpp"
+#include "llmfs/torch/rng.hpp"
 
 using namespace llmfs;
 
@@ -121,4 +124,21 @@ TEST_CASE("masks, transpose, view, cat, stack") {
     CHECK(stack<3>({x, x}).shape() == Shape{2, 1, 2, 3});
     CHECK((sum(x, -1).data == Array<2>{{6, 15}}));
     CHECK((sum_keepdim(x, 1).data == Array<3>{{{5, 7, 9}}}));
+}
+
+TEST_CASE("sum_columns_range: any split of the columns gives sum_columns' bits, 8 columns a pass or one") {
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(5);
+    for (const auto& [rows, cols] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 1}, {3, 5}, {17, 7}, {300, 8}, {512, 768},
+                                                                                     {70, 45}, {1000, 100}, {9, 3077}}) {
+        INFO(rows << " x " << cols);
+        std::vector<float> x(rows * cols), want(cols), got(cols, -1.0f);
+        gen.normal_(x.data(), x.size(), 0.0, 1.0);
+        sum_columns(x.data(), rows, cols, want.data());
+        const std::size_t cut1 = cols / 3, cut2 = cut1 + (cols - cut1) / 2 + 1;  // ragged ranges
+        sum_columns_range(x.data(), rows, cols, 0, cut1, got.data());
+        sum_columns_range(x.data(), rows, cols, cut1, std::min(cut2, cols), got.data());
+        sum_columns_range(x.data(), rows, cols, std::min(cut2, cols), cols, got.data());
+        CHECK(std::memcmp(want.data(), got.data(), cols * sizeof(float)) == 0);
+    }
 }

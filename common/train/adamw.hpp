@@ -40,7 +40,22 @@ struct AdamWState {
     std::vector<float> exp_avg, exp_avg_sq;     // zeros of the parameter's size until the first step
 };
 
-// optimizer.step() for one parameter of n floats with gradient grad.
-void adamw_step(float* param, const float* grad, std::size_t n, AdamWState& state, const AdamWOptions& options);
+// optimizer.step() for one parameter of n floats with gradient grad. With grad_plus_zero, the
+// gradient is taken as 0 + grad (1.13's zero_grad() zeroes and AccumulateGrad adds: -0 becomes +0).
+void adamw_step(float* param, const float* grad, std::size_t n, AdamWState& state, const AdamWOptions& options,
+                bool grad_plus_zero = false);
+
+// One step's float32 scalars (from the Python doubles above) and the element loop they drive.
+struct AdamWScalars {
+    float decay, beta1, one_minus_beta1, beta2, one_minus_beta2, bc2, eps, neg_step;
+    PyTorchVersion version;
+    bool grad_plus_zero;
+};
+// The teaching loop: element by element, the lines above, each multiply-add through std::fma.
+void adamw_update_naive(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, std::size_t n, const AdamWScalars& s);
+// The same operations on each element, 8 at a time with AVX2 and FMA where the CPU has them (a fused
+// multiply-add rounds once either way, sqrt and / are IEEE's: the same bits), the elements cut into
+// contiguous ranges on the compute pool's threads. adamw_test checks it against the naive loop.
+void adamw_update(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, std::size_t n, const AdamWScalars& s);
 
 }  // namespace llmfs

@@ -97,3 +97,32 @@ TEST_CASE("adamw_step: 2.x's lerp_ and ** 0.5 against 1.13's mul_/add_ and math.
     }
     CHECK(first == 1270);
 }
+
+TEST_CASE("adamw_update: the vector kernel on the pool gives the naive loop's bits, both versions, ragged sizes") {
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(11);
+    for (const std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{1000}, std::size_t{3} * 65536 + 13}) {
+        for (const PyTorchVersion version : {PyTorchVersion::v2, PyTorchVersion::v1_13}) {
+            for (const bool plus_zero : {false, true}) {
+                INFO("n " << n << " version " << to_string(version) << " 0 + grad " << plus_zero);
+                std::vector<float> param(n), grad(n), m(n), v(n);
+                gen.normal_(param.data(), n, 0.0, 0.02);
+                gen.normal_(grad.data(), n, 0.0, 0.01);
+                gen.normal_(m.data(), n, 0.0, 0.001);
+                gen.normal_(v.data(), n, 0.0, 1e-5);
+                for (std::size_t i = 0; i < n; ++i) {
+                    v[i] = v[i] * v[i];
+                    if (i % 5 == 0) grad[i] = -0.0f;  // 1.13's 0 + grad makes it +0
+                    if (i % 7 == 0) v[i] = 0.0f;
+                }
+                const AdamWScalars s{0.99995f, 0.9f, 0.1f, 0.999f, 0.001f, 0.0447f, 1e-8f, -0.005f, version, plus_zero};
+                auto p1 = param, m1 = m, v1 = v;
+                adamw_update_naive(p1.data(), grad.data(), m1.data(), v1.data(), n, s);
+                adamw_update(param.data(), grad.data(), m.data(), v.data(), n, s);
+                CHECK(fnv1a64(param) == fnv1a64(p1));
+                CHECK(fnv1a64(m) == fnv1a64(m1));
+                CHECK(fnv1a64(v) == fnv1a64(v1));
+            }
+        }
+    }
+}

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 
 #include <cblas.h>
 
+#include "llmfs/fast/kernels.hpp"
+#include "llmfs/fast/thread_pool.hpp"
 #include "llmfs/torch/ops.hpp"
 #include "llmfs/train/backward.hpp"
 
@@ -32,7 +35,7 @@ bool small(std::size_t T, std::size_t hs) { return T * T * hs < 400; }
 // SoftmaxBackward0 on one row of n: gi = (g - dot) * y, dot = sum(g * y) as vec::map2_reduce_all
 // with GCC's contraction: the first 8 products rounded, then fused multiply-adds lane by lane (the
 // tail's lanes too), then the lanes in PyTorch's reduction tree; fewer than 8: products added in order.
-void softmax_backward_row(const float* g, const float* y, float* gi, std::size_t n) {
+inline __attribute__((always_inline)) void softmax_backward_row_body(const float* g, const float* y, float* gi, std::size_t n) {
     float dot;
     if (n < kLanes) {
         dot = n ? g[0] * y[0] : 0.0f;
@@ -49,11 +52,42 @@ void softmax_backward_row(const float* g, const float* y, float* gi, std::size_t
     for (std::size_t i = 0; i < n; ++i) gi[i] = (g[i] - dot) * y[i];
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same operations with the FMA unit's instruction for std::fma (one rounding either way).
+__attribute__((target("avx2,fma"))) void softmax_backward_row_fma(const float* g, const float* y, float* gi, std::size_t n) {
+    softmax_backward_row_body(g, y, gi, n);
+}
+bool has_fma() {
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+}
+#endif
+
+void softmax_backward_row(const float* g, const float* y, float* gi, std::size_t n) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (has_fma()) return softmax_backward_row_fma(g, y, gi, n);
+#endif
+    softmax_backward_row_body(g, y, gi, n);
+}
+
+// A head's elementwise work (copies, transposes, softmax, dropout) for every (batch, head) pair:
+// on compute_pool() when `pooled`, else in order. The products between them stay on the calling
+// thread, one after the other, each on OpenBLAS's own threads as PyTorch calls them: under some
+// OpenBLAS kernels (Haswell's) a product's bits depend on how many threads share it, even when
+// each sum is one K block, so the products may not move onto the pool's threads.
+void for_heads(std::size_t heads, bool pooled, const std::function<void(std::size_t)>& fn) {
+    if (!pooled || compute_pool().size() == 1) {
+        for (std::size_t i = 0; i < heads; ++i) fn(i);
+        return;
+    }
+    compute_pool().run(heads, fn);
+}
+
 }  // namespace
 
 void linear_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g) {
-    g.weight.assign(layer.weight.data.size(), 0.0f);
-    g.bias.assign(layer.bias ? layer.bias->data.size() : 0, 0.0f);
+    g.weight.resize(layer.weight.data.size());  // every value set below
+    g.bias.resize(layer.bias ? layer.bias->data.size() : 0);
     linear_backward(x, layer.weight.data.data(), dy, N, layer.in_features(), layer.out_features(), dx, g.weight.data(),
                     layer.bias ? g.bias.data() : nullptr);
 }
@@ -88,75 +122,192 @@ Tensor<3> attention_forward(const MultiHeadAttention& mha, const Tensor<3>& x, A
     return mha.out_proj(ctx);
 }
 
-void attention_backward(const MultiHeadAttention& mha, const AttentionSaved& s, const float* dy, float* dx, AttentionGrads& grads) {
-    const std::size_t B = s.B, T = s.T, NH = s.NH, hs = s.hs, C = NH * hs, N = B * T;
+namespace {
+
+void attention_backward_impl(const MultiHeadAttention& mha, const AttentionSaved& s, const float* dy, float* dx, AttentionGrads& grads,
+                             bool fast) {
+    const std::size_t B = s.B, T = s.T, NH = s.NH, hs = s.hs, C = NH * hs, N = B * T, heads = B * NH;
     const int t = static_cast<int>(T), d = static_cast<int>(hs);
-    std::vector<float> dctx(N * C);
+    // The calling thread's buffers, reused from call to call; bound to plain references, so that
+    // lambdas run on the pool's threads reach these and not those threads' own.
+    thread_local std::vector<float> work[11];
+    std::vector<float>&dctx = work[0], &dq = work[1], &dk = work[2], &dv = work[3], &from_q = work[4], &from_k = work[5];
+    std::vector<float>&dC = work[6], &dV = work[7], &dQ = work[8], &dA = work[9], &dKt = work[10];
+    dctx.resize(N * C), dq.resize(N * C), dk.resize(N * C), dv.resize(N * C);  // [B, T, C], heads side by side
+    dC.resize(heads * T * hs), dV.resize(heads * T * hs), dQ.resize(heads * T * hs);  // [B, NH, T, hs]
+    dA.resize(heads * T * T), dKt.resize(heads * hs * T);                             // [B, NH, T, T], [B, NH, hs, T]
     linear_layer_backward(mha.out_proj, s.ctx.data(), dy, N, dctx.data(), grads.out_proj);  // [B*T, C]
-    std::vector<float> dq(N * C), dk(N * C), dv(N * C);  // [B, T, C], heads side by side
-    std::vector<float> dC(T * hs), dA(T * T), dS(T * T), dQ(T * hs), dKt(hs * T), dV(T * hs);
     const auto scale = static_cast<float>(std::pow(static_cast<double>(hs), 0.5));
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t h = 0; h < NH; ++h) {
-            const std::size_t head = (b * NH + h);
-            const float* Q = s.q.data() + head * T * hs;   // [T, hs]
-            const float* K = s.k.data() + head * T * hs;   // [T, hs]
-            const float* V = s.v.data() + head * T * hs;   // [T, hs]
-            const float* Y = s.y.data() + head * T * T;    // [T, T]
-            const float* A = s.a.data() + head * T * T;    // [T, T]
-            for (std::size_t i = 0; i < T; ++i)           // context_vec's gradient, transpose(1, 2) undone
-                std::copy(dctx.begin() + static_cast<std::ptrdiff_t>((b * T + i) * C + h * hs),
-                          dctx.begin() + static_cast<std::ptrdiff_t>((b * T + i) * C + h * hs + hs), dC.begin() + static_cast<std::ptrdiff_t>(i * hs));
-            // BmmBackward0 of attn_weights @ values: dA = dC @ V^T [T, T], dV = A^T @ dC [T, hs]
-            if (small(T, hs)) {
-                small_product(T, hs, T, [&](std::size_t i, std::size_t p) { return dC[i * hs + p]; },
-                              [&](std::size_t p, std::size_t j) { return V[j * hs + p]; }, dA.data());
-                small_product(T, T, hs, [&](std::size_t i, std::size_t p) { return A[p * T + i]; },
-                              [&](std::size_t p, std::size_t j) { return dC[p * hs + j]; }, dV.data());
-            } else {
-                cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, t, t, d, 1.0f, V, d, dC.data(), d, 0.0f, dA.data(), t);
-                cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, d, t, t, 1.0f, dC.data(), d, A, t, 0.0f, dV.data(), d);
-            }
-            if (!s.noise.empty()) {  // dropout: grad * noise
-                const float* noise = s.noise.data() + head * T * T;
-                for (std::size_t i = 0; i < T * T; ++i) dA[i] *= noise[i];
-            }
-            for (std::size_t i = 0; i < T; ++i) {
-                softmax_backward_row(dA.data() + i * T, Y + i * T, dS.data() + i * T, T);
-                for (std::size_t j = 0; j < T; ++j) {
-                    float& g = dS[i * T + j];
-                    g = g / scale;        // DivBackward0: grad / other
-                    if (j > i) g = 0.0f;  // MaskedFillBackward0: masked entries 0
-                }
-            }
-            // BmmBackward0 of queries @ K^T: dQ = dS @ K [T, hs], dK^T = Q^T @ dS [hs, T]
-            if (small(T, hs)) {
-                small_product(T, T, hs, [&](std::size_t i, std::size_t p) { return dS[i * T + p]; },
-                              [&](std::size_t p, std::size_t j) { return K[p * hs + j]; }, dQ.data());
-                small_product(hs, T, T, [&](std::size_t i, std::size_t p) { return Q[p * hs + i]; },
-                              [&](std::size_t p, std::size_t j) { return dS[p * T + j]; }, dKt.data());
-            } else {
-                std::vector<float> Kt(hs * T);  // keys.transpose(2, 3), made contiguous by matmul
-                for (std::size_t i = 0; i < T; ++i)
-                    for (std::size_t j = 0; j < hs; ++j) Kt[j * T + i] = K[i * hs + j];
-                cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, d, t, t, 1.0f, Kt.data(), t, dS.data(), t, 0.0f, dQ.data(), d);
-                cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, t, d, t, 1.0f, dS.data(), t, Q, d, 0.0f, dKt.data(), t);
-            }
-            for (std::size_t i = 0; i < T; ++i)  // back to [B, T, C]: transpose(1, 2), view
-                for (std::size_t j = 0; j < hs; ++j) {
-                    const std::size_t at = (b * T + i) * C + h * hs + j;
-                    dq[at] = dQ[i * hs + j];
-                    dk[at] = dKt[j * T + i];
-                    dv[at] = dV[i * hs + j];
-                }
+    const bool naive = small(T, hs);
+    for_heads(heads, fast, [&](std::size_t head) {  // context_vec's gradient, transpose(1, 2) undone
+        const std::size_t b = head / NH, h = head % NH;
+        for (std::size_t i = 0; i < T; ++i)
+            std::copy(dctx.data() + (b * T + i) * C + h * hs, dctx.data() + (b * T + i) * C + h * hs + hs, dC.data() + (head * T + i) * hs);
+    });
+    // BmmBackward0 of attn_weights @ values: dA = dC @ V^T [T, T], dV = A^T @ dC [T, hs]
+    for (std::size_t head = 0; head < heads; ++head) {
+        const float* V = s.v.data() + head * T * hs;   // [T, hs]
+        const float* A = s.a.data() + head * T * T;    // [T, T]
+        const float* dCh = dC.data() + head * T * hs;
+        float* dAh = dA.data() + head * T * T;
+        float* dVh = dV.data() + head * T * hs;
+        if (naive) {
+            small_product(T, hs, T, [&](std::size_t i, std::size_t p) { return dCh[i * hs + p]; },
+                          [&](std::size_t p, std::size_t j) { return V[j * hs + p]; }, dAh);
+            small_product(T, T, hs, [&](std::size_t i, std::size_t p) { return A[p * T + i]; },
+                          [&](std::size_t p, std::size_t j) { return dCh[p * hs + j]; }, dVh);
+        } else {
+            cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, t, t, d, 1.0f, V, d, dCh, d, 0.0f, dAh, t);
+            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, d, t, t, 1.0f, dCh, d, A, t, 0.0f, dVh, d);
         }
+    }
+    for_heads(heads, fast, [&](std::size_t head) {
+        float* dAh = dA.data() + head * T * T;  // becomes dS, the scores' gradient, row by row in place
+        if (!s.noise.empty()) {  // dropout: grad * noise
+            const float* noise = s.noise.data() + head * T * T;
+            for (std::size_t i = 0; i < T * T; ++i) dAh[i] *= noise[i];
+        }
+        const float* Y = s.y.data() + head * T * T;
+        for (std::size_t i = 0; i < T; ++i) {
+            softmax_backward_row(dAh + i * T, Y + i * T, dAh + i * T, T);
+            for (std::size_t j = 0; j < T; ++j) {
+                float& g = dAh[i * T + j];
+                g = g / scale;        // DivBackward0: grad / other
+                if (j > i) g = 0.0f;  // MaskedFillBackward0: masked entries 0
+            }
+        }
+        if (!naive) {  // keys.transpose(2, 3), made contiguous by matmul (dKt's buffer, overwritten by the product below)
+            const float* K = s.k.data() + head * T * hs;
+            float* Kt = dKt.data() + head * hs * T;
+            for (std::size_t i = 0; i < T; ++i)
+                for (std::size_t j = 0; j < hs; ++j) Kt[j * T + i] = K[i * hs + j];
+        }
+    });
+    // BmmBackward0 of queries @ K^T: dQ = dS @ K [T, hs], dK^T = Q^T @ dS [hs, T]
+    thread_local std::vector<float> Kt_one;
+    for (std::size_t head = 0; head < heads; ++head) {
+        const float* Q = s.q.data() + head * T * hs;
+        const float* K = s.k.data() + head * T * hs;
+        const float* dS = dA.data() + head * T * T;
+        float* dQh = dQ.data() + head * T * hs;
+        float* dKth = dKt.data() + head * hs * T;
+        if (naive) {
+            small_product(T, T, hs, [&](std::size_t i, std::size_t p) { return dS[i * T + p]; },
+                          [&](std::size_t p, std::size_t j) { return K[p * hs + j]; }, dQh);
+            small_product(hs, T, T, [&](std::size_t i, std::size_t p) { return Q[p * hs + i]; },
+                          [&](std::size_t p, std::size_t j) { return dS[p * T + j]; }, dKth);
+        } else {
+            Kt_one.assign(dKth, dKth + hs * T);  // the transposed keys, before dK^T takes their place
+            cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, d, t, t, 1.0f, Kt_one.data(), t, dS, t, 0.0f, dQh, d);
+            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, t, d, t, 1.0f, dS, t, Q, d, 0.0f, dKth, t);
+        }
+    }
+    for_heads(heads, fast, [&](std::size_t head) {  // back to [B, T, C]: transpose(1, 2), view
+        const std::size_t b = head / NH, h = head % NH;
+        const float* dQh = dQ.data() + head * T * hs;
+        const float* dKth = dKt.data() + head * hs * T;
+        const float* dVh = dV.data() + head * T * hs;
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t j = 0; j < hs; ++j) {
+                const std::size_t at = (b * T + i) * C + h * hs + j;
+                dq[at] = dQh[i * hs + j];
+                dk[at] = dKth[j * T + i];
+                dv[at] = dVh[i * hs + j];
+            }
+    });
     // W_value, W_query, W_key: the reverse of their creation; x's gradient (dV's + dQ's) + dK's
     const std::size_t d_in = mha.W_key.in_features();
-    std::vector<float> from_q(N * d_in), from_k(N * d_in);
+    from_q.resize(N * d_in), from_k.resize(N * d_in);
     linear_layer_backward(mha.W_value, s.x.data(), dv.data(), N, dx, grads.W_value);
     linear_layer_backward(mha.W_query, s.x.data(), dq.data(), N, from_q.data(), grads.W_query);
     linear_layer_backward(mha.W_key, s.x.data(), dk.data(), N, from_k.data(), grads.W_key);
-    for (std::size_t i = 0; i < N * d_in; ++i) dx[i] = (dx[i] + from_q[i]) + from_k[i];
+    const auto add = [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) dx[i] = (dx[i] + from_q[i]) + from_k[i];
+    };
+    fast ? for_ranges(N * d_in, std::size_t{1} << 15, add) : add(0, N * d_in);
+}
+
+}  // namespace
+
+void attention_backward(const MultiHeadAttention& mha, const AttentionSaved& s, const float* dy, float* dx, AttentionGrads& grads) {
+    attention_backward_impl(mha, s, dy, dx, grads, /*fast=*/false);
+}
+
+void attention_backward_fast(const MultiHeadAttention& mha, const AttentionSaved& s, const float* dy, float* dx, AttentionGrads& grads) {
+    attention_backward_impl(mha, s, dy, dx, grads, /*fast=*/true);
+}
+
+void linear_forward(const Linear& layer, const float* x, std::size_t rows, float* y) {
+    const std::size_t in = layer.in_features(), out = layer.out_features();
+    if (layer.bias) {
+        const float* bias = layer.bias->data.data();
+        for (std::size_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);  // bias broadcast, then addmm's beta = 1
+    }
+    gemm(x, layer.weight.data.data(), y, rows, in, out, /*b_transposed=*/true, /*accumulate=*/layer.bias.has_value());
+}
+
+void attention_forward_fast(const MultiHeadAttention& mha, const float* x, std::size_t B, std::size_t T, AttentionSaved& s, float* out) {
+    const std::size_t NH = mha.num_heads, hs = mha.head_dim, C = NH * hs, N = B * T, d_in = mha.W_key.in_features(), heads = B * NH;
+    s.B = B, s.T = T, s.NH = NH, s.hs = hs;
+    s.x.assign(x, x + N * d_in);
+    thread_local std::vector<float> work[5];  // the calling thread's, reused (plain references: see attention_backward_impl)
+    std::vector<float>&keys = work[0], &queries = work[1], &values = work[2], &Kt = work[3], &O = work[4];
+    keys.resize(N * C), queries.resize(N * C), values.resize(N * C);  // [B, T, C]
+    Kt.resize(heads * hs * T), O.resize(heads * T * hs);                // [B, NH, hs, T], [B, NH, T, hs]
+    linear_forward(mha.W_key, x, N, keys.data());
+    linear_forward(mha.W_query, x, N, queries.data());
+    linear_forward(mha.W_value, x, N, values.data());
+    s.q.resize(N * C), s.k.resize(N * C), s.v.resize(N * C), s.ctx.resize(N * C);
+    s.y.resize(heads * T * T), s.a.resize(heads * T * T);
+    s.noise.clear();
+    if (mha.dropout.training() && mha.dropout.p() != 0.0 && !s.y.empty()) {  // self.dropout(attn_weights): drawn in the tensor's order
+        s.noise.resize(s.y.size());
+        mha.dropout.draw_noise(s.noise.data(), s.noise.size());
+    }
+    const auto divisor = static_cast<float>(std::pow(static_cast<double>(hs), 0.5));  // / keys.shape[-1]**0.5, a float32
+    const bool naive = T * T * hs < 400;  // bmm's plain loop below 400 multiply-adds, as matmul
+    for_heads(heads, true, [&](std::size_t head) {  // .view(b, T, NH, hs).transpose(1, 2); keys.transpose(2, 3) contiguous
+        const std::size_t b = head / NH, h = head % NH;
+        float* Q = s.q.data() + head * T * hs;
+        float* K = s.k.data() + head * T * hs;
+        float* V = s.v.data() + head * T * hs;
+        float* Kth = Kt.data() + head * hs * T;
+        for (std::size_t i = 0; i < T; ++i) {
+            const std::size_t from = (b * T + i) * C + h * hs;
+            std::copy(queries.data() + from, queries.data() + from + hs, Q + i * hs);
+            std::copy(keys.data() + from, keys.data() + from + hs, K + i * hs);
+            std::copy(values.data() + from, values.data() + from + hs, V + i * hs);
+            for (std::size_t j = 0; j < hs; ++j) Kth[j * T + i] = K[i * hs + j];
+        }
+    });
+    for (std::size_t head = 0; head < heads; ++head) {  // attn_scores = queries @ keys^T, into y's memory
+        const float* Q = s.q.data() + head * T * hs;
+        float* S = s.y.data() + head * T * T;
+        naive ? gemm_naive(Q, Kt.data() + head * hs * T, S, T, hs, T, false, false) : gemm(Q, Kt.data() + head * hs * T, S, T, hs, T, false, false);
+    }
+    for_heads(heads, true, [&](std::size_t head) {
+        float* Y = s.y.data() + head * T * T;
+        float* A = s.a.data() + head * T * T;
+        for (std::size_t i = 0; i < T; ++i) {  // masked_fill_(-inf), / sqrt(hs), softmax (in place): the masked half exactly 0
+            causal_softmax_row(Y + i * T, Y + i * T, i + 1, T, divisor);
+            std::fill(Y + i * T + i + 1, Y + (i + 1) * T, 0.0f);
+        }
+        if (s.noise.empty()) return static_cast<void>(std::copy(Y, Y + T * T, A));
+        const float* noise = s.noise.data() + head * T * T;
+        for (std::size_t i = 0; i < T * T; ++i) A[i] = Y[i] * noise[i];  // attn_weights * noise
+    });
+    for (std::size_t head = 0; head < heads; ++head) {  // attn_weights @ values
+        const float* A = s.a.data() + head * T * T;
+        const float* V = s.v.data() + head * T * hs;
+        float* Oh = O.data() + head * T * hs;
+        naive ? gemm_naive(A, V, Oh, T, T, hs, false, false) : gemm(A, V, Oh, T, T, hs, false, false);
+    }
+    for_heads(heads, true, [&](std::size_t head) {  // .transpose(1, 2).reshape(b, T, d_out)
+        const std::size_t b = head / NH, h = head % NH;
+        for (std::size_t i = 0; i < T; ++i)
+            std::copy(O.data() + (head * T + i) * hs, O.data() + (head * T + i + 1) * hs, s.ctx.data() + (b * T + i) * C + h * hs);
+    });
+    linear_forward(mha.out_proj, s.ctx.data(), N, out);
 }
 
 }  // namespace llmfs

@@ -56,4 +56,18 @@ Tensor<3> attention_forward(const MultiHeadAttention& mha, const Tensor<3>& x, A
 // dy [B*T, C] -> dx [B*T, d_in] (set) and every parameter's gradient (set).
 void attention_backward(const MultiHeadAttention& mha, const AttentionSaved& saved, const float* dy, float* dx, AttentionGrads& grads);
 
+// The fast versions: the same float operations, so the same bits (gpt_backward_test compares them
+// with the ones above). Each head's elementwise work (copies, transposes, softmax and its backward,
+// dropout) runs on compute_pool(), the heads side by side; the products stay one after the other on
+// OpenBLAS's own threads, as PyTorch calls them (under Haswell's kernel a product's bits depend on
+// its thread count). The forward's softmax is causal_softmax_row (fast/kernels.hpp: the teaching
+// masked_fill, divide and softmax's bits); buffers are saved's own or kept by the calling thread,
+// reused from call to call. x [B*T, d_in] -> out [B*T, C].
+void attention_forward_fast(const MultiHeadAttention& mha, const float* x, std::size_t B, std::size_t T, AttentionSaved& saved, float* out);
+void attention_backward_fast(const MultiHeadAttention& mha, const AttentionSaved& saved, const float* dy, float* dx, AttentionGrads& grads);
+
+// layer(x) on rows x [rows, in] -> y [rows, out]: Linear::operator()'s bits (the bias copied into y,
+// then one sgemm adding the product onto it).
+void linear_forward(const Linear& layer, const float* x, std::size_t rows, float* y);
+
 }  // namespace llmfs

@@ -8,6 +8,11 @@
 
 #include <cblas.h>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define LLMFS_BACKWARD_X86 1
+#endif
+
+#include "llmfs/fast/thread_pool.hpp"
 #include "llmfs/torch/ops.hpp"
 #include "llmfs/torch/vecmath.hpp"
 
@@ -23,7 +28,7 @@ void linear_backward(const float* x, const float* W, const float* dy, std::size_
         if (dx != nullptr) std::fill(dx, dx + N * C, 0.0f);
         std::fill(dW, dW + O * C, 0.0f);
     }
-    if (db != nullptr) sum_columns(dy, N, O, db);  // sum_to: dy.sum(0)
+    if (db != nullptr) sum_columns_pooled(dy, N, O, db);  // sum_to: dy.sum(0)
 }
 
 void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n) {
@@ -83,6 +88,108 @@ void layer_norm_backward(const float* x, const float* scale, const float* dy, st
             out[c] = ((accumulate ? out[c] + ga[c] : ga[c]) + from_var) + from_mean;
         }
     }
+}
+
+void for_ranges(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& fn) {
+    const std::size_t ranges = (n + grain - 1) / std::max<std::size_t>(grain, 1);
+    if (ranges <= 1 || compute_pool().size() == 1) {
+        if (n > 0) fn(0, n);
+        return;
+    }
+    compute_pool().run(ranges, [&](std::size_t r) { fn(r * grain, std::min(n, (r + 1) * grain)); });
+}
+
+void sum_columns_pooled(const float* x, std::size_t rows, std::size_t cols, float* out) {
+    const std::size_t pieces = std::min<std::size_t>(cols / 64 + 1, 4 * compute_pool().size());
+    const std::size_t grain = std::max<std::size_t>(8, (cols / pieces + 7) / 8 * 8);  // whole 8-column passes
+    for_ranges(cols, grain, [&](std::size_t first, std::size_t last) { sum_columns_range(x, rows, cols, first, last, out); });
+}
+
+namespace {
+
+// gelu_backward's second loop over elements [first, last): t holds tanh(...) of each.
+inline __attribute__((always_inline)) void gelu_grad_range(const float* x, const float* dy, const float* t, float* dx, std::size_t n, float c) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const float g = dy[i];
+        const float ga = g * (1.0f + t[i]);
+        const float gb = g * (0.5f * x[i]);
+        const float gt = gb * std::fma(-t[i], t[i], 1.0f);
+        const float gs = gt * c;
+        const float gp = gs * 0.044715f;
+        const float from_pow = gp * (3.0f * (x[i] * x[i]));
+        dx[i] = (gs + from_pow) + ga * 0.5f;
+    }
+}
+
+void gelu_grad_portable(const float* x, const float* dy, const float* t, float* dx, std::size_t n, float c) {
+    gelu_grad_range(x, dy, t, dx, n, c);
+}
+
+#if LLMFS_BACKWARD_X86
+bool has_fma() {
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+}
+// The same operations; std::fma becomes the FMA unit's instruction here.
+__attribute__((target("avx2,fma"))) void gelu_grad_fma(const float* x, const float* dy, const float* t, float* dx, std::size_t n, float c) {
+    gelu_grad_range(x, dy, t, dx, n, c);
+}
+#endif
+
+}  // namespace
+
+void gelu_backward_fast(const float* x, const float* dy, float* dx, std::size_t n) {
+    const float c = std::sqrt(static_cast<float>(2.0 / M_PI));
+    for_ranges(n, std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+        thread_local std::vector<float> t;
+        const std::size_t m = last - first;
+        t.resize(m);
+        const float* xs = x + first;
+        for (std::size_t i = 0; i < m; ++i) t[i] = c * (xs[i] + 0.044715f * ((xs[i] * xs[i]) * xs[i]));
+        vec_tanh(t.data(), t.data(), m);  // SLEEF's tanh gives each element the same bits wherever the range starts
+#if LLMFS_BACKWARD_X86
+        if (has_fma()) return gelu_grad_fma(xs, dy + first, t.data(), dx + first, m, c);
+#endif
+        gelu_grad_portable(xs, dy + first, t.data(), dx + first, m, c);
+    });
+}
+
+void layer_norm_backward_fast(const float* x, const float* scale, const float* dy, std::size_t N, std::size_t C, float eps, float* dx,
+                              float* dscale, float* dshift, bool accumulate) {
+    thread_local std::vector<float> work;  // [N, C] dy * norm_x, for dscale's column sums (the caller's thread's)
+    work.resize(N * C);
+    float* const w = work.data();
+    const float two_over_c = static_cast<float>(2.0 / static_cast<double>(C));
+    for_ranges(N, 16, [&](std::size_t first, std::size_t last) {
+        thread_local std::vector<float> a, gn, ga, q;
+        a.resize(C), gn.resize(C), ga.resize(C), q.resize(C);
+        for (std::size_t r = first; r < last; ++r) {  // layer_norm_backward's two row loops, one row at a time
+            const float* row = x + r * C;
+            const float* g = dy + r * C;
+            const float mean = reduce_sum(row, C) / static_cast<float>(C);
+            const float var = welford_var(row, C, 1, 0.0);
+            const float s = std::sqrt(var + eps);
+            for (std::size_t c = 0; c < C; ++c) {
+                a[c] = row[c] - mean;
+                w[r * C + c] = g[c] * (a[c] / s);  // grad * norm_x
+                gn[c] = g[c] * scale[c];
+                ga[c] = gn[c] / s;
+                q[c] = -gn[c] * ((a[c] / s) / s);
+            }
+            const float gs = reduce_sum(q.data(), C);
+            const float gv = gs / (2.0f * s);
+            for (std::size_t c = 0; c < C; ++c) q[c] = -ga[c];
+            const float gm = reduce_sum(q.data(), C);
+            float* out = dx + r * C;
+            for (std::size_t c = 0; c < C; ++c) {
+                const float from_var = (two_over_c * gv) * (row[c] - mean);
+                const float from_mean = gm / static_cast<float>(C);
+                out[c] = ((accumulate ? out[c] + ga[c] : ga[c]) + from_var) + from_mean;
+            }
+        }
+    });
+    sum_columns_pooled(dy, N, C, dshift);  // shift: sum_to(grad, [C])
+    sum_columns_pooled(w, N, C, dscale);   // scale: sum_to(grad * norm_x, [C])
 }
 
 void embedding_backward(const std::int64_t* ids, const float* dy, std::size_t N, std::size_t V, std::size_t C, float* dW) {

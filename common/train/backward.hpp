@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace llmfs {
 
@@ -14,7 +15,8 @@ namespace llmfs {
 //   dx = dy @ W        sgemm('N', 'N', C, N, O, 1, W, C, dy, O, 0, dx, C)   column-major, as PyTorch calls OpenBLAS
 //   dW = dy^T @ x      sgemm('N', 'T', C, O, N, 1, x, C, dy, O, 0, dW, C)
 //   db = dy.sum(0)     each column summed down the N rows in PyTorch's order (sum_columns)
-// dx or db may be nullptr (not wanted, or no bias). dW and db are set, not accumulated.
+// dx or db may be nullptr (not wanted, or no bias). dW and db are set, not accumulated. The two
+// products run on OpenBLAS's threads, as PyTorch's; db's columns on compute_pool() (sum_columns_pooled).
 void linear_backward(const float* x, const float* W, const float* dy, std::size_t N, std::size_t C, std::size_t O, float* dx,
                      float* dW, float* db);
 
@@ -45,6 +47,23 @@ void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n);
 // tensor's later use (the block's shortcut): (((dx + ga) + var's) + mean's). x, dy, dx [N, C].
 void layer_norm_backward(const float* x, const float* scale, const float* dy, std::size_t N, std::size_t C, float eps, float* dx,
                          float* dscale, float* dshift, bool accumulate);
+
+// The fast versions of the two above, each element's or row's float operations unchanged (the
+// same bits: backward_test checks them against the ones above): the work cut into contiguous
+// ranges of elements or rows on compute_pool(), the column sums cut into ranges of columns (each
+// column's order kept, sum_columns_range), the multiply-adds on the FMA unit where the CPU has one
+// (fused either way), no allocation after the first call on a thread.
+void gelu_backward_fast(const float* x, const float* dy, float* dx, std::size_t n);
+void layer_norm_backward_fast(const float* x, const float* scale, const float* dy, std::size_t N, std::size_t C, float eps, float* dx,
+                              float* dscale, float* dshift, bool accumulate);
+
+// sum_columns(x, rows, cols, out) with its columns cut into ranges on compute_pool(): the same bits.
+void sum_columns_pooled(const float* x, std::size_t rows, std::size_t cols, float* out);
+
+// fn(first, last) over [0, n) cut into ranges of about `grain` items on compute_pool() (on the
+// calling thread alone when there is one range). Each range is one chunk: which thread runs it
+// changes nothing the range computes.
+void for_ranges(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& fn);
 
 // nn.Embedding's backward (EmbeddingBackward0, embedding_dense_backward_cpu): dW [V, C] zeroed,
 // then each of the N rows of dy [N, C] added into the row of its id, in order (ids [N] in [0, V)).

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llmfs/torch/blas.hpp"
@@ -224,4 +225,34 @@ TEST_CASE("layer_norm_backward: the gradients of sum(y * dy), by finite differen
     std::vector<float> onto(N * C, 0.25f), dscale2(C), dshift2(C);
     layer_norm_backward(x.data(), scale.data(), dy.data(), N, C, 1e-5f, onto.data(), dscale2.data(), dshift2.data(), true);
     for (std::size_t i = 0; i < x.size(); ++i) CHECK(onto[i] == Approx(dx[i] + 0.25f).margin(1e-5));
+}
+
+TEST_CASE("gelu_backward_fast and layer_norm_backward_fast: the reference versions' bits, ragged sizes, pooled or not") {
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(9);
+    for (const std::size_t n : {std::size_t{1}, std::size_t{13}, std::size_t{4096}, std::size_t{3} * 16384 + 5}) {
+        INFO("gelu n " << n);
+        std::vector<float> x(n), dy(n), want(n), got(n);
+        gen.normal_(x.data(), n, 0.0, 3.0);
+        gen.normal_(dy.data(), n, 0.0, 1.0);
+        gelu_backward(x.data(), dy.data(), want.data(), n);
+        gelu_backward_fast(x.data(), dy.data(), got.data(), n);
+        CHECK(fnv1a64(got) == fnv1a64(want));
+    }
+    for (const auto& [N, C] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 5}, {7, 768}, {100, 37}, {70, 128}}) {
+        for (const bool accumulate : {false, true}) {
+            INFO("layer norm " << N << " x " << C << " accumulate " << accumulate);
+            std::vector<float> x(N * C), dy(N * C), scale(C), dx0(N * C), dx1, ds0(C), ds1(C), db0(C), db1(C);
+            gen.normal_(x.data(), x.size(), 0.5, 2.0);
+            gen.normal_(dy.data(), dy.size(), 0.0, 1.0);
+            gen.normal_(scale.data(), C, 1.0, 0.1);
+            gen.normal_(dx0.data(), dx0.size(), 0.0, 1.0);
+            dx1 = dx0;
+            layer_norm_backward(x.data(), scale.data(), dy.data(), N, C, 1e-5f, dx0.data(), ds0.data(), db0.data(), accumulate);
+            layer_norm_backward_fast(x.data(), scale.data(), dy.data(), N, C, 1e-5f, dx1.data(), ds1.data(), db1.data(), accumulate);
+            CHECK(fnv1a64(dx1) == fnv1a64(dx0));
+            CHECK(fnv1a64(ds1) == fnv1a64(ds0));
+            CHECK(fnv1a64(db1) == fnv1a64(db0));
+        }
+    }
 }

@@ -1,6 +1,7 @@
 #include "llmfs/train/gpt_backward.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -9,10 +10,14 @@
 #include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/torch/loss.hpp"
 #include "llmfs/train/backward.hpp"
+#include "llmfs/fast/kernels.hpp"
+#include "llmfs/fast/thread_pool.hpp"
 
 namespace llmfs {
 
 namespace {
+
+constexpr std::size_t kElements = std::size_t{1} << 15;  // floats a chunk of an elementwise pass on the pool
 
 std::vector<float> values_of(const Array<3>& a) { return std::vector<float>(a.begin(), a.end()); }
 
@@ -31,13 +36,8 @@ void dropout_backward(const std::vector<float>& noise, std::vector<float>& g) {
     for (std::size_t i = 0; i < noise.size(); ++i) g[i] *= noise[i];  // MulBackward0: grad * noise
 }
 
-}  // namespace
-
-Tensor<3> gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& s) {
+void gpt_forward_reference(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& s) {
     const std::size_t B = in_idx.shape()[0], T = in_idx.shape()[1];
-    if (T > model.cfg.context_length)
-        throw std::invalid_argument("sequence of " + std::to_string(T) + " tokens exceeds the context length " +
-                                    std::to_string(model.cfg.context_length));
     s.B = B, s.T = T;
     s.ids.assign(in_idx.begin(), in_idx.end());
     const IdArray<1> positions = xt::arange<std::int64_t>(static_cast<std::int64_t>(T));
@@ -63,12 +63,11 @@ Tensor<3> gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved&
     s.x_final = values_of(x);
     const Tensor<3> normed = model.final_norm(Tensor<3>(x));
     s.normed = values_of(normed.data);
-    Tensor<3> logits = model.out_head(normed);  // [B, T, V]
+    const Tensor<3> logits = model.out_head(normed);  // [B, T, V]
     s.logits = values_of(logits.data);
-    return logits;
 }
 
-float gpt_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* targets, GPTGrads& g) {
+float gpt_loss_backward_reference(const GPTModel& model, const GPTSaved& s, const std::int64_t* targets, GPTGrads& g) {
     const std::size_t N = s.B * s.T, C = model.cfg.emb_dim, V = model.cfg.vocab_size;
     std::vector<float> dlogits(N * V);
     const float loss = cross_entropy_backward(s.logits.data(), N, V, targets, dlogits.data());  // the loss, NllLossBackward0, LogSoftmaxBackward0
@@ -115,6 +114,141 @@ float gpt_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int
     embedding_backward(s.ids.data(), dx.data(), N, V, C, g.tok_emb.data());
     position_embedding_backward(dx.data(), s.B, s.T, C, model.cfg.context_length, g.pos_emb.data());
     return loss;
+}
+
+// ---- the fast step: the same operations, fewer passes, the pool's threads, buffers reused ----------
+
+// dropout(v) in place keeping its mask, as dropout_saving (nothing drawn when it is off).
+void dropout_in_place(const Dropout& dropout, float* v, std::size_t n, std::vector<float>& noise) {
+    noise.clear();
+    if (dropout.p() == 0.0 || !dropout.training() || n == 0) return;
+    noise.resize(n);
+    dropout.draw_noise(noise.data(), n);
+    for_ranges(n, kElements, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) v[i] *= noise[i];  // x * noise
+    });
+}
+
+// out = a + b, element by element (b already dropped out).
+void add_into(const float* a, const float* b, float* out, std::size_t n) {
+    for_ranges(n, kElements, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) out[i] = a[i] + b[i];
+    });
+}
+
+// branch = g * noise (MulBackward0), or g itself without dropout.
+void dropout_backward_into(const std::vector<float>& noise, const float* g, float* branch, std::size_t n) {
+    for_ranges(n, kElements, [&](std::size_t first, std::size_t last) {
+        if (noise.empty()) return static_cast<void>(std::copy(g + first, g + last, branch + first));
+        for (std::size_t i = first; i < last; ++i) branch[i] = g[i] * noise[i];
+    });
+}
+
+// norm(x) over N rows of C, in place: LayerNorm::forward_rows (its operator()'s bits), rows on the pool.
+void layer_norm_pooled(const LayerNorm& norm, float* x, std::size_t N, std::size_t C) {
+    for_ranges(N, 16, [&](std::size_t first, std::size_t last) { norm.forward_rows(x + first * C, last - first); });
+}
+
+void gpt_forward_fast(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& s) {
+    const std::size_t B = in_idx.shape()[0], T = in_idx.shape()[1], C = model.cfg.emb_dim, N = B * T;
+    s.B = B, s.T = T;
+    s.ids.assign(in_idx.begin(), in_idx.end());
+    std::vector<float> x(N * C), branch(N * C);  // [N, C]: the residual stream, a branch's output
+    const float* tok = model.tok_emb.weight.data.data();
+    const float* pos = model.pos_emb.weight.data.data();
+    for (std::size_t i = 0; i < N; ++i) {  // tok_embeds + pos_embeds
+        if (s.ids[i] < 0 || static_cast<std::size_t>(s.ids[i]) >= model.cfg.vocab_size)
+            throw std::invalid_argument("gpt_forward: token id " + std::to_string(s.ids[i]) + " is out of range for " +
+                                        std::to_string(model.cfg.vocab_size) + " embeddings");
+        const float* t = tok + static_cast<std::size_t>(s.ids[i]) * C;
+        const float* p = pos + (i % T) * C;
+        for (std::size_t c = 0; c < C; ++c) x[i * C + c] = t[c] + p[c];
+    }
+    dropout_in_place(model.drop_emb, x.data(), N * C, s.noise_emb);  // drop_emb
+    s.blocks.resize(model.trf_blocks.size());
+    for (std::size_t l = 0; l < model.trf_blocks.size(); ++l) {
+        const TransformerBlock& block = model.trf_blocks[l];
+        BlockSaved& bs = s.blocks[l];
+        const std::size_t H = block.ff.fc1.out_features();
+        bs.x_in.assign(x.begin(), x.end());
+        std::vector<float>& normed1 = bs.normed2;  // norm1's output, kept by the attention (att.x); normed2's buffer lent meanwhile
+        normed1.assign(x.begin(), x.end());
+        layer_norm_pooled(block.norm1, normed1.data(), N, C);
+        attention_forward_fast(block.att, normed1.data(), B, T, bs.att, branch.data());
+        dropout_in_place(block.drop_shortcut, branch.data(), N * C, bs.noise_att);
+        bs.x_mid.resize(N * C);
+        add_into(x.data(), branch.data(), bs.x_mid.data(), N * C);  // x + shortcut
+        bs.normed2.assign(bs.x_mid.begin(), bs.x_mid.end());
+        layer_norm_pooled(block.norm2, bs.normed2.data(), N, C);
+        bs.u.resize(N * H);
+        linear_forward(block.ff.fc1, bs.normed2.data(), N, bs.u.data());
+        bs.h.assign(bs.u.begin(), bs.u.end());
+        for_ranges(N * H, kElements, [&](std::size_t first, std::size_t last) { gelu_inplace(bs.h.data() + first, last - first); });
+        linear_forward(block.ff.fc2, bs.h.data(), N, branch.data());
+        dropout_in_place(block.drop_shortcut, branch.data(), N * C, bs.noise_ff);
+        add_into(bs.x_mid.data(), branch.data(), x.data(), N * C);
+    }
+    s.x_final.assign(x.begin(), x.end());
+    s.normed.assign(x.begin(), x.end());
+    layer_norm_pooled(model.final_norm, s.normed.data(), N, C);
+    s.logits.resize(N * model.cfg.vocab_size);
+    linear_forward(model.out_head, s.normed.data(), N, s.logits.data());  // [B, T, V]
+}
+
+float gpt_loss_backward_fast(const GPTModel& model, const GPTSaved& s, const std::int64_t* targets, GPTGrads& g) {
+    const std::size_t N = s.B * s.T, C = model.cfg.emb_dim, V = model.cfg.vocab_size;
+    thread_local std::vector<float> dlogits;  // [N, V], the calling thread's, reused
+    dlogits.resize(N * V);
+    const RowRunner on_pool = [](std::size_t n, const std::function<void(std::size_t)>& fn) { compute_pool().run(n, fn); };
+    const float loss = cross_entropy_backward(s.logits.data(), N, V, targets, dlogits.data(), on_pool);
+    std::vector<float> dnormed(N * C), dx(N * C), branch(N * C), dnorm(N * C), dh, du;
+    g.out_head.resize(V * C);
+    linear_backward(s.normed.data(), model.out_head.weight.data.data(), dlogits.data(), N, C, V, dnormed.data(), g.out_head.data(), nullptr);
+    g.final_scale.resize(C);
+    g.final_shift.resize(C);
+    layer_norm_backward_fast(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C,
+                             static_cast<float>(model.final_norm.eps), dx.data(), g.final_scale.data(), g.final_shift.data(), false);
+    g.blocks.resize(model.trf_blocks.size());
+    for (std::size_t l = model.trf_blocks.size(); l-- > 0;) {
+        const TransformerBlock& block = model.trf_blocks[l];
+        const BlockSaved& bs = s.blocks[l];
+        BlockGrads& bg = g.blocks[l];
+        const std::size_t H = block.ff.fc1.out_features();
+        dropout_backward_into(bs.noise_ff, dx.data(), branch.data(), N * C);
+        dh.resize(N * H);
+        linear_layer_backward(block.ff.fc2, bs.h.data(), branch.data(), N, dh.data(), bg.fc2);
+        du.resize(N * H);
+        gelu_backward_fast(bs.u.data(), dh.data(), du.data(), N * H);
+        linear_layer_backward(block.ff.fc1, bs.normed2.data(), du.data(), N, dnorm.data(), bg.fc1);
+        for (auto* v : {&bg.norm2_scale, &bg.norm2_shift, &bg.norm1_scale, &bg.norm1_shift}) v->resize(C);
+        layer_norm_backward_fast(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps),
+                                 dx.data(), bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
+        dropout_backward_into(bs.noise_att, dx.data(), branch.data(), N * C);
+        attention_backward_fast(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
+        layer_norm_backward_fast(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps),
+                                 dx.data(), bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
+    }
+    dropout_backward(s.noise_emb, dx);  // drop_emb
+    g.tok_emb.resize(model.tok_emb.weight.data.size());  // both set in full below
+    g.pos_emb.resize(model.pos_emb.weight.data.size());
+    embedding_backward(s.ids.data(), dx.data(), N, V, C, g.tok_emb.data());
+    position_embedding_backward(dx.data(), s.B, s.T, C, model.cfg.context_length, g.pos_emb.data());
+    return loss;
+}
+
+}  // namespace
+
+void gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved, StepKernels kernels) {
+    const std::size_t T = in_idx.shape()[1];
+    if (T > model.cfg.context_length)
+        throw std::invalid_argument("sequence of " + std::to_string(T) + " tokens exceeds the context length " +
+                                    std::to_string(model.cfg.context_length));
+    kernels == StepKernels::fast ? gpt_forward_fast(model, in_idx, saved) : gpt_forward_reference(model, in_idx, saved);
+}
+
+float gpt_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* targets, GPTGrads& grads, StepKernels kernels) {
+    return kernels == StepKernels::fast ? gpt_loss_backward_fast(model, saved, targets, grads)
+                                        : gpt_loss_backward_reference(model, saved, targets, grads);
 }
 
 // The parameters of model.state_dict()'s list (nn/gpt_checkpoint), without the mask buffers.

@@ -60,12 +60,20 @@ std::vector<ParameterView> named_parameters(GPTModel& model);
 // The gradients in the same order (names as named_parameters gives them).
 std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const GPTGrads& grads);
 
+// Which code runs the step: the teaching modules (the chapter's Tensor operations, each layer's
+// reference backward), or the fast kernels (the same float operations in the same order, so the
+// same bits: gpt_backward_test compares the two; fewer passes, the elementwise work and attention
+// heads on compute_pool(), buffers reused from step to step, FMA instructions where the CPU has them).
+enum class StepKernels { reference, fast };
+
 // model(in_idx) in the mode the model is set to (train(): dropout draws its masks as the forward
-// does), keeping the activations. -> logits [B, T, V], the bits of model.forward(in_idx).
-Tensor<3> gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved);
+// does), keeping the activations; the logits [B, T, V] are saved.logits, the bits of
+// model.forward(in_idx). Throws std::invalid_argument for a sequence longer than the context.
+void gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved, StepKernels kernels = StepKernels::fast);
 
 // loss = cross_entropy(logits.flatten(0, 1), targets.flatten()) of the saved forward, then
 // loss.backward() into `grads` (set, not accumulated). targets [N]. Returns the loss.
-float gpt_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* targets, GPTGrads& grads);
+float gpt_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* targets, GPTGrads& grads,
+                        StepKernels kernels = StepKernels::fast);
 
 }  // namespace llmfs

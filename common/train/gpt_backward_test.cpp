@@ -39,19 +39,61 @@ TEST_CASE("gpt_forward and gpt_loss_backward: PyTorch's logits, loss and every p
         model.train(true);
         const std::vector<std::int64_t> inputs = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), B * T);
         const std::vector<std::int64_t> targets = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), B * T);
-        GPTSaved saved;
-        const Tensor<3> logits = gpt_forward(model, xt::adapt(inputs, std::array<std::size_t, 2>{B, T}), saved);
-        GPTGrads grads;
-        const float loss = gpt_loss_backward(model, saved, targets.data(), grads);
-        if (!exact) {
-            CHECK(loss == Approx(detail::float_of(static_cast<std::uint32_t>(std::stoul(c.at("loss"), nullptr, 16)))).epsilon(1e-4));
-            continue;
+        const Generator before_dropout = gen;  // the model's dropouts draw from gen: each run starts from here
+        for (const StepKernels kernels : {StepKernels::reference, StepKernels::fast}) {
+            INFO((kernels == StepKernels::fast ? "fast" : "reference"));
+            gen = before_dropout;
+            GPTSaved saved;
+            gpt_forward(model, xt::adapt(inputs, std::array<std::size_t, 2>{B, T}), saved, kernels);
+            GPTGrads grads;
+            const float loss = gpt_loss_backward(model, saved, targets.data(), grads, kernels);
+            if (!exact) {
+                CHECK(loss == Approx(detail::float_of(static_cast<std::uint32_t>(std::stoul(c.at("loss"), nullptr, 16)))).epsilon(1e-4));
+                continue;
+            }
+            CHECK(fnv1a64(saved.logits) == c.at("logits_fnv1a64"));
+            CHECK(hex32(loss) == c.at("loss"));
+            for (const auto& [name, grad] : named_gradients(grads)) {
+                INFO(name);
+                CHECK(fnv1a64(*grad) == c.at(name + "_fnv1a64"));
+            }
         }
-        CHECK(fnv1a64(std::vector<float>(logits.data.begin(), logits.data.end())) == c.at("logits_fnv1a64"));
-        CHECK(hex32(loss) == c.at("loss"));
-        for (const auto& [name, grad] : named_gradients(grads)) {
-            INFO(name);
-            CHECK(fnv1a64(*grad) == c.at(name + "_fnv1a64"));
+    }
+}
+
+// The fast step against the reference step, bit for bit, where the fast one takes its other paths:
+// attention heads on the pool (T <= 256) and not (T > 256), several rows and columns per pool chunk,
+// dropout on and off, qkv_bias on and off. Both run on this CPU's OpenBLAS kernel, so this holds
+// under every kernel (tests/blas_kernels.sh).
+TEST_CASE("gpt_forward and gpt_loss_backward: the fast kernels give the reference's logits, loss and gradients bit for bit") {
+    struct Case {
+        GPTConfig cfg;  // V, context, C, NH, L, dropout, qkv_bias
+        std::size_t B, T;
+    };
+    for (const Case& k : {Case{{300, 256, 128, 2, 2, 0.1, false}, 2, 256}, Case{{97, 40, 64, 4, 1, 0.0, true}, 3, 40},
+                          Case{{50, 300, 32, 1, 1, 0.2, true}, 1, 300}}) {
+        const GPTConfig& cfg = k.cfg;
+        INFO("V " << cfg.vocab_size << " C " << cfg.emb_dim << " NH " << cfg.n_heads << " L " << cfg.n_layers << " B " << k.B << " T " << k.T);
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(2);
+        GPTModel model(gen, cfg);
+        model.train(true);
+        const std::vector<std::int64_t> inputs = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), k.B * k.T);
+        const std::vector<std::int64_t> targets = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), k.B * k.T);
+        const Generator before_dropout = gen;
+        std::vector<std::string> hashes[2];
+        for (const StepKernels kernels : {StepKernels::reference, StepKernels::fast}) {
+            gen = before_dropout;
+            GPTSaved saved;
+            gpt_forward(model, xt::adapt(inputs, std::array<std::size_t, 2>{k.B, k.T}), saved, kernels);
+            GPTGrads grads;
+            const float loss = gpt_loss_backward(model, saved, targets.data(), grads, kernels);
+            auto& h = hashes[kernels == StepKernels::fast];
+            h.push_back(fnv1a64(saved.logits));
+            h.push_back(hex32(loss));
+            for (const auto& [name, grad] : named_gradients(grads)) h.push_back(name + " " + fnv1a64(*grad));
         }
+        REQUIRE(hashes[0].size() == hashes[1].size());
+        for (std::size_t i = 0; i < hashes[0].size(); ++i) CHECK(hashes[1][i] == hashes[0][i]);
     }
 }

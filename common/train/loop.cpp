@@ -1,5 +1,6 @@
 #include "llmfs/train/loop.hpp"
 
+#include <chrono>
 #include <stdexcept>
 #include <utility>
 
@@ -16,26 +17,26 @@ void AdamW::step(const GPTGrads& grads) {
     const auto named = named_gradients(grads);
     if (named.size() != params_.size())
         throw std::logic_error("AdamW::step: " + std::to_string(named.size()) + " gradients for " + std::to_string(params_.size()) + " parameters");
-    std::vector<float> g;
     for (std::size_t i = 0; i < params_.size(); ++i) {
         if (named[i].second->size() != params_[i].size)
             throw std::logic_error("AdamW::step: " + params_[i].name + " has " + std::to_string(params_[i].size) + " values, its gradient " +
                                    std::to_string(named[i].second->size()));
-        const float* grad = named[i].second->data();
-        if (options_.version == PyTorchVersion::v1_13) {  // 1.13's zero_grad() zeroes, AccumulateGrad adds: 0 + g
-            g.resize(params_[i].size);
-            for (std::size_t j = 0; j < g.size(); ++j) g[j] = 0.0f + grad[j];
-            grad = g.data();
-        }
-        adamw_step(params_[i].data, grad, params_[i].size, state_[i], options_);
+        // 1.13's zero_grad() zeroes, AccumulateGrad adds: 0 + g (2.x's sets the gradients to None)
+        adamw_step(params_[i].data, named[i].second->data(), params_[i].size, state_[i], options_,
+                   /*grad_plus_zero=*/options_.version == PyTorchVersion::v1_13);
     }
 }
 
-float train_step(GPTModel& model, AdamW& optimizer, const Batch& batch, GPTGrads& grads) {
-    GPTSaved saved;
-    gpt_forward(model, xt::adapt(batch.inputs, std::array<std::size_t, 2>{batch.B, batch.T}), saved);
-    const float loss = gpt_loss_backward(model, saved, batch.targets.data(), grads);  // loss.backward()
-    optimizer.step(grads);
+float train_step(GPTModel& model, AdamW& optimizer, const Batch& batch, TrainBuffers& buffers, StepTimes* times) {
+    using Clock = std::chrono::steady_clock;
+    const auto seconds = [](Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); };
+    const auto start = Clock::now();
+    gpt_forward(model, xt::adapt(batch.inputs, std::array<std::size_t, 2>{batch.B, batch.T}), buffers.saved);
+    const auto forwarded = Clock::now();
+    const float loss = gpt_loss_backward(model, buffers.saved, batch.targets.data(), buffers.grads);  // loss.backward()
+    const auto backwarded = Clock::now();
+    optimizer.step(buffers.grads);
+    if (times) *times = {seconds(start, forwarded), seconds(forwarded, backwarded), seconds(backwarded, Clock::now())};
     return loss;
 }
 
@@ -49,13 +50,13 @@ TrainHistory train_model_simple(GPTModel& model, const DataLoader& train_loader,
     const auto print = [&](const std::string& line) {
         if (callbacks.print) callbacks.print(line);
     };
+    TrainBuffers buffers;
     for (std::size_t epoch = 0; epoch < settings.num_epochs; ++epoch) {
         model.train(true);
         auto batches = train_loader.begin(gen);
         std::size_t in_epoch = 0;
-        GPTGrads grads;
         for (Batch batch; batches.next(batch);) {
-            train_step(model, optimizer, batch, grads);
+            train_step(model, optimizer, batch, buffers);
             tokens_seen += batch.inputs.size();
             ++global_step;
             ++in_epoch;

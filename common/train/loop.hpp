@@ -45,9 +45,21 @@ private:
     AdamWOptions options_;
 };
 
-// One pass of the loop's body: zero_grad, calc_loss_batch, backward (into grads), optimizer.step.
-// Returns the loss.
-float train_step(GPTModel& model, AdamW& optimizer, const Batch& batch, GPTGrads& grads);
+// What a training step keeps from one step to the next: the forward's activations and the
+// gradients, allocated at the first step and reused by every later one of the same sizes.
+struct TrainBuffers {
+    GPTSaved saved;
+    GPTGrads grads;
+};
+
+// Where a step's time went, in seconds (llmfs-bench train).
+struct StepTimes {
+    double forward_s = 0, backward_s = 0, optimizer_s = 0;
+};
+
+// One pass of the loop's body: zero_grad, calc_loss_batch, backward (into buffers.grads),
+// optimizer.step. Returns the loss; with `times`, fills it.
+float train_step(GPTModel& model, AdamW& optimizer, const Batch& batch, TrainBuffers& buffers, StepTimes* times = nullptr);
 
 struct TrainSettings {
     std::size_t num_epochs = 10, eval_freq = 5, eval_iter = 1;

@@ -164,6 +164,7 @@ TEST_CASE("train_step: the first optimizer steps' batches, losses, gradients and
         auto epoch = s.train_loader->begin(s.gen);
         const auto params = named_parameters(*s.model);
         std::size_t checked = 0;
+        TrainBuffers buffers;  // reused from step to step, as train_model_simple does
         for (std::size_t step = 0; step < 3; ++step) {
             Batch batch;
             REQUIRE(epoch.next(batch));
@@ -172,8 +173,7 @@ TEST_CASE("train_step: the first optimizer steps' batches, losses, gradients and
                 const std::size_t row = std::stoul(w[2]);
                 for (std::size_t t = 0; t + 3 < w.size(); ++t) CHECK(batch.inputs[row * batch.T + t] == std::stoll(w[3 + t]));
             }
-            GPTGrads grads;
-            const float loss = train_step(*s.model, *s.optimizer, batch, grads);
+            const float loss = train_step(*s.model, *s.optimizer, batch, buffers);
             if (step % 5 == 0) {  // train_model_simple's evaluate_model (eval_freq 5, eval_iter 1): it draws too
                 s.model->train(false);
                 const double train_loss = calc_loss_loader(*s.train_loader, *s.model, s.gen, 1);
@@ -185,7 +185,7 @@ TEST_CASE("train_step: the first optimizer steps' batches, losses, gradients and
                         CHECK(python_float_repr(val_loss) == w[3]);
                     }
             }
-            const auto named = named_gradients(grads);
+            const auto named = named_gradients(buffers.grads);
             for (const auto& w : records) {
                 if ((w[0] != "loss" && w[0] != "param") || std::stoul(w[1]) != step) continue;
                 if (w[0] == "loss") {
