@@ -125,7 +125,7 @@ void softmax_grad_row(float* g, std::size_t V, std::size_t t, float picked) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // The same loop with the FMA unit's vfmadd instead of libm's fmaf (one rounding either way), every
 // column as a column other than t.
-__attribute__((target("avx2,fma"))) void softmax_grad_row_fma(float* g, std::size_t V, std::size_t t, float picked) {
+__attribute__((target("avx2,fma"))) void softmax_grad_row_fma(float* g, std::size_t V, std::size_t /*t: redone by the caller*/, float picked) {
     for (std::size_t j = 0; j < V; ++j) g[j] = __builtin_fmaf(-g[j], picked, 0.0f);  // the caller redoes g[t]
 }
 

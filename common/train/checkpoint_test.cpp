@@ -49,8 +49,8 @@ TEST_CASE("PyTorch's model_and_optimizer.pth: AdamW's state, and training contin
         batch.T = 4;
         for (const auto v : c.indices("x")) batch.inputs.push_back(v);
         for (const auto v : c.indices("y")) batch.targets.push_back(v);
-        GPTGrads grads;
-        train_step(model, optimizer, batch, grads);
+        TrainBuffers buffers;
+        train_step(model, optimizer, batch, buffers);
         std::vector<float> params;
         for (const auto& e : gpt_state_entries(model))
             if (!e.buffer) {
@@ -96,8 +96,8 @@ TEST_CASE("the suite's model.pth and model_and_optimizer.pth for PyTorch to load
         Batch batch{2, 4, {}, {}};
         for (const auto v : c.indices("x")) batch.inputs.push_back(v);
         for (const auto v : c.indices("y")) batch.targets.push_back(v);
-        GPTGrads grads;
-        train_step(model, optimizer, batch, grads);
+        TrainBuffers buffers;
+        train_step(model, optimizer, batch, buffers);
         save_checkpoint(dir / ("ours_" + c.at("optimizer_file")), model, optimizer);
         CHECK(fs::exists(dir / ("ours_" + c.at("optimizer_file"))));
     }
