@@ -1,7 +1,5 @@
-// The book's training loop against gpt_train.py run by real PyTorch (data/golden/train/, made by
-// tests/goldens/train_reference.py): every printed line of whole training runs of tiny GPTs on
-// the-verdict.txt (losses every 5 steps, the sample after each epoch), with PyTorch 2.x's AdamW and
-// with 1.13's; and the first optimizer steps' losses and parameters against the step dumps
+// The book's training step against gpt_train.py run by real PyTorch (tests/goldens/train_reference.py):
+// the first optimizer steps' losses and parameters against the step dumps
 // (data/tests/train_steps_*.txt). Exact under the goldens' OpenBLAS kernel only ([blas]).
 #include <catch2/catch.hpp>
 
@@ -24,42 +22,13 @@ using namespace llmfs;
 
 namespace {
 
-// gpt_train.py's main(gpt_config, settings) with the flags of INDEX.tsv, printing into a string
+// gpt_train.py's main(gpt_config, settings): the sizes and AdamW's options of a run
 struct Run {
     GPTConfig cfg;
     std::uint64_t seed = 123;
     std::size_t batch_size = 2, epochs = 10;
     AdamWOptions adamw;
 };
-
-Run run_of(const std::string& flags, const std::string& version) {
-    Run r;
-    r.cfg.vocab_size = 50257;
-    std::istringstream in(flags);
-    std::map<std::string, std::string> kv;
-    for (std::string word; in >> word;) {
-        if (word == "--qkv-bias") {
-            r.cfg.qkv_bias = true;
-            continue;
-        }
-        if (word == "--start-context") break;  // always "Every effort moves you" here
-        std::string value;
-        in >> value;
-        kv[word] = value;
-    }
-    r.seed = std::stoull(kv.at("--seed"));
-    r.cfg.context_length = std::stoul(kv.at("--context-length"));
-    r.cfg.emb_dim = std::stoul(kv.at("--emb-dim"));
-    r.cfg.n_heads = std::stoul(kv.at("--n-heads"));
-    r.cfg.n_layers = std::stoul(kv.at("--n-layers"));
-    r.cfg.drop_rate = std::stod(kv.at("--drop-rate"));
-    r.adamw.lr = std::stod(kv.at("--lr"));
-    r.adamw.weight_decay = std::stod(kv.at("--weight-decay"));
-    r.epochs = std::stoul(kv.at("--epochs"));
-    r.batch_size = std::stoul(kv.at("--batch-size"));
-    r.adamw.version = *parse_pytorch_version(version);
-    return r;
-}
 
 // gpt_train.py's main up to train_model_simple: the seed, the model, AdamW, the loaders
 struct Setup {
@@ -83,48 +52,10 @@ struct Setup {
     }
 };
 
-std::string train_printing(const Run& r) {
-    Setup s(r);
-    TrainSettings settings;
-    settings.num_epochs = r.epochs;
-    std::string out;
-    TrainCallbacks callbacks;
-    callbacks.print = [&](const std::string& line) { out += line + "\n"; };
-    train_model_simple(*s.model, *s.train_loader, *s.val_loader, *s.optimizer, s.gen, s.tokenizer, settings, callbacks);
-    return out;
-}
-
 }  // namespace
 
-// Tagged [long] (CTest label "long", not "unit"): whole training runs, about a minute; the README's
-// test command runs it once, under the goldens' kernel where the CPU can (exact), else its own.
-TEST_CASE("train_model_simple: gpt_train.py's printed lines, whole runs of tiny GPTs, PyTorch 2.x's and 1.13's AdamW", "[long]") {
-    reuse_freed_memory();  // as every program does: each step's large buffers are reused, not faulted in again
-    const std::string dir = LLMFS_SOURCE_DIR "/data/golden/train/";
-    std::ifstream index(dir + "INDEX.tsv");
-    REQUIRE(index);
-    std::string line;
-    std::getline(index, line);  // the header
-    std::size_t runs = 0;
-    while (std::getline(index, line)) {
-        std::vector<std::string> fields;
-        std::istringstream row(line);
-        for (std::string f; std::getline(row, f, '\t');) fields.push_back(f);
-        REQUIRE(fields.size() == 4);
-        const Run r = run_of(fields[1], fields[2]);
-        if (r.cfg.emb_dim > 32 || r.cfg.context_length > 32) continue;  // the 124M and the book's context: the long golden tests
-        INFO(fields[0] << ": " << fields[1] << " --pytorch " << fields[2]);
-        const std::string expected = read_file_checked(dir + fields[3]);
-        const std::string actual = train_printing(r);
-        if (blas_kernel() == golden_blas_kernel()) {
-            CHECK(actual == expected);
-        } else {  // other kernels round products otherwise: the same number of lines
-            CHECK(std::count(actual.begin(), actual.end(), '\n') == std::count(expected.begin(), expected.end(), '\n'));
-        }
-        ++runs;
-    }
-    CHECK(runs >= 8);
-}
+// The whole runs of data/golden/train/INDEX.tsv, gpt_train.py's printed lines, are replayed through
+// llmfs-train by its golden tests (tests/CMakeLists.txt), which run this loop.
 
 // The step dumps' records: "config k=v ...", "input STEP ROW ids", "loss STEP BITS REPR",
 // "param STEP NAME SHAPE GRAD_SHA256 VALUE_SHA256 ..."
