@@ -218,7 +218,8 @@ void section_5_1(Notebook& nb, Generator& gen, Section51& out) {
             "print(\"Characters:\", total_characters)\n"
             "print(\"Tokens:\", total_tokens)");
     nb.print("Characters:", whole.characters);
-    nb.print("Tokens:", tokenizer.encode(text_data).size());
+    const std::size_t total_tokens = tokenizer.encode(text_data).size();  // len(tokenizer.encode(text_data))
+    nb.print("Tokens:", total_tokens);
 
     nb.code("# Train/validation ratio\n"
             "train_ratio = 0.90\n"
@@ -268,12 +269,11 @@ void section_5_1(Notebook& nb, Generator& gen, Section51& out) {
             "    print(\"Not enough tokens for the validation loader. \"\n"
             "          \"Try to lower the `GPT_CONFIG_124M['context_length']` or \"\n"
             "          \"decrease the `training_ratio`\")");
-    const double total_tokens = static_cast<double>(tokenizer.encode(text_data).size());
-    const auto context = static_cast<double>(cfg.context_length);
-    if (total_tokens * 0.90 < context)
+    const auto tokens = static_cast<double>(total_tokens), context = static_cast<double>(cfg.context_length);
+    if (tokens * 0.90 < context)
         nb.print("Not enough tokens for the training loader. Try to lower the `GPT_CONFIG_124M['context_length']` or increase the "
                  "`training_ratio`");
-    if (total_tokens * (1 - 0.90) < context)
+    if (tokens * (1 - 0.90) < context)
         nb.print("Not enough tokens for the validation loader. Try to lower the `GPT_CONFIG_124M['context_length']` or decrease the "
                  "`training_ratio`");
 
