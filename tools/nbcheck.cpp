@@ -5,14 +5,20 @@
 //   llmfs-nbcheck ch03.ipynb --json          the same as JSON
 //   llmfs-nbcheck ch03.ipynb --strict        exit 1 also when a cell of the book is missing, or a
 //                                            cell never ran or raised an error
+//   llmfs-nbcheck ch05.ipynb --no-training   the training programs stop before they train (their
+//                                            training cells are then not covered)
 //
 // Runs every chapter program once with --annotate (those that draw dropout once more with the
 // other kernel under --bernoulli auto), maps the notebook's cells onto the programs' cells by their
 // code (common/app/nbcheck.cpp) and compares the outputs (common/app/compare.cpp).
-// The book's exercise notebooks (exercise-solutions.ipynb of ch03 and ch04) are checked against the
+// A training program (ch05_pretraining) runs once, with --bernoulli default whatever the notebook's
+// kernel: an MKL build's training cannot be matched (its sgemm is MKL's), and training twice would
+// double the longest run.
+// The book's exercise notebooks (exercise-solutions.ipynb of ch03-ch05) are checked against the
 // exercise programs, which run only when the chapter's own programs do not cover a notebook.
 // Exit status: 0 when no cell differs, 1 when one does or a program fails (or, with --strict, when
 // the notebook is incomplete), 2 for bad input.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -46,6 +52,14 @@ struct Group {
     std::vector<std::string> programs;
     bool exercises() const { return name.find("exercises") != std::string::npos; }
 };
+// The training programs, from CMake: "ch05_pretraining=5.1" (program=the last section it runs under
+// --no-training, given to its --stop-after), comma-separated.
+std::map<std::string, std::string> training_programs() {
+    std::map<std::string, std::string> training;
+    std::istringstream list{LLMFS_NBCHECK_TRAINING};
+    for (std::string text; std::getline(list, text, ',');) training[text.substr(0, text.find('='))] = text.substr(text.find('=') + 1);
+    return training;
+}
 std::vector<Group> program_groups() {
     std::vector<Group> groups;
     std::istringstream list{LLMFS_NBCHECK_GROUPS};
@@ -65,10 +79,13 @@ struct Run {
 
 // A chapter program must run; an exercise program may stop (a student build's TODO), which leaves
 // its cells uncovered and says so on stderr.
-Run run_annotated(const std::filesystem::path& bin, const std::string& program, const std::string& kernel, bool may_fail = false) {
-    const llmfs::ProcessResult r = llmfs::run_process(bin / program, {"--annotate", "--bernoulli", kernel});
+Run run_annotated(const std::filesystem::path& bin, const std::string& program, const std::string& kernel, bool may_fail = false,
+                  const std::vector<std::string>& more_args = {}) {
+    std::vector<std::string> args{"--annotate", "--bernoulli", kernel};
+    args.insert(args.end(), more_args.begin(), more_args.end());
+    const llmfs::ProcessResult r = llmfs::run_process(bin / program, args);
     if (r.exit_code != 0) {
-        const std::string what = program + " --annotate --bernoulli " + kernel + " failed with exit code " +
+        const std::string what = program + " " + fmt::format("{}", fmt::join(args, " ")) + " failed with exit code " +
                                  std::to_string(r.exit_code) + ": " + r.err;
         if (!may_fail) throw std::runtime_error(what);
         std::cerr << "llmfs-nbcheck: " << what << "(its cells are not covered)\n";
@@ -122,7 +139,7 @@ struct ScratchFigures {
 
 struct Options {
     std::string notebook, bernoulli = "auto";
-    bool show_diff = false, as_json = false, strict = false;
+    bool show_diff = false, as_json = false, strict = false, no_training = false;
 };
 
 // A cell's first line of code as written (blank and comment lines skipped), for a report line.
@@ -189,6 +206,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     const std::string first_kernel = bernoulli == "default" ? "default" : "mkl";
     std::map<std::string, bool> dropout;
     Check check;
+    std::string training_note;  // what --no-training left out
     const auto looks_checked = [](const std::vector<CellResult>& results) {
         std::size_t covered = 0, uncovered = 0;
         for (const CellResult& r : results) {
@@ -199,9 +217,17 @@ int run(const Options& opt, const std::filesystem::path& bin) {
         return covered > 0 && 3 * covered >= uncovered;
     };
     const std::vector<Group> groups = program_groups();
+    const std::map<std::string, std::string> training = training_programs();
     std::vector<std::string> chapter;  // the programs of the group that covers the notebook
     for (const Group& group : groups) {
         for (const std::string& program : group.programs) {
+            if (const auto t = training.find(program); t != training.end()) {
+                // Until the notebook is known to be this chapter's, only the sections before training.
+                const Run r = run_annotated(bin, program, "default", false, {"--stop-after", t->second});
+                dropout[program] = false;  // never run again with the other kernel
+                check.cells.insert(check.cells.end(), r.cells.begin(), r.cells.end());
+                continue;
+            }
             Run r = run_annotated(bin, program, first_kernel, group.exercises());
             dropout[program] = r.drew_dropout;
             check.cells.insert(check.cells.end(), r.cells.begin(), r.cells.end());
@@ -213,10 +239,27 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     if (check.results.empty()) throw std::invalid_argument(notebook_path + " has no output cells to check (run it first)");
     if (!looks_checked(check.results)) {
         const llmfs::Summary s = llmfs::summarize(check.results);
-        throw std::invalid_argument(notebook_path + " does not look like chapter 3 or 4 of the book: " +
+        throw std::invalid_argument(notebook_path + " does not look like chapter 3, 4 or 5 of the book: " +
                                     std::to_string(s.covered()) + " of its " + std::to_string(check.results.size()) +
-                                    " output cells match a chapter program (llmfs-nbcheck checks ch03 and ch04, and their "
-                                    "exercise notebooks)");
+                                    " output cells match a chapter program (llmfs-nbcheck checks ch03, ch04 and ch05, and "
+                                    "their exercise notebooks)");
+    }
+
+    // The notebook is this chapter's: its training programs train now, unless --no-training.
+    for (const std::string& program : chapter) {
+        const auto t = training.find(program);
+        if (t == training.end()) continue;
+        if (opt.no_training) {
+            training_note = program + " stopped after section " + t->second + " (--no-training): its training cells are not covered";
+            continue;
+        }
+        std::cerr << "llmfs-nbcheck: " << program << " trains as the notebook does (10 to 25 minutes on 2 cores; "
+                  << "--no-training stops it before), once, with --bernoulli default\n";
+        const Run r = run_annotated(bin, program, "default");
+        const auto first = std::find_if(check.cells.begin(), check.cells.end(), [&](const ProgramCell& c) { return c.program == program; });
+        const auto last = std::find_if(first, check.cells.end(), [&](const ProgramCell& c) { return c.program != program; });
+        check.cells.insert(check.cells.erase(first, last), r.cells.begin(), r.cells.end());
+        check.results = llmfs::check_notebook(notebook, check.cells);
     }
 
     // --bernoulli auto: the dropout cells decide between the two kernels.
@@ -288,6 +331,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
              {{"match", summary.match}, {"close", summary.close}, {"differ", summary.differ},
               {"not_covered", summary.not_covered}, {"covered", summary.covered()}, {"line", llmfs::summary_line(summary)}}}};
         if (summary.close > 0) report["blas"]["note"] = blas_note;  // one line per cause
+        if (!training_note.empty()) report["training"] = training_note;
         // A text export may hold any bytes, and its diffs with them: invalid UTF-8 becomes U+FFFD.
         std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
@@ -314,6 +358,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
             std::cout << "error    cell " << i << "  " << first_line(code_of(i)) << "  " << notebook[i - 1].error_text << '\n';
         }
         if (summary.close > 0) std::cout << blas_note << '\n';
+        if (!training_note.empty()) std::cout << training_note << '\n';
         std::cout << llmfs::completeness_line(completeness) << '\n';
         std::cout << llmfs::summary_line(summary) << '\n';
     }
@@ -325,7 +370,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Check a chapter-3 or chapter-4 notebook you ran (.ipynb, or the seeds' plain-text export)\n"
+    CLI::App app{"Check a chapter-3, 4 or 5 notebook you ran (.ipynb, or the seeds' plain-text export)\n"
                  "against the llmfs programs, output cell by output cell: match (byte-identical), close\n"
                  "(numbers within 2 units of the last digit, 1e-6 relative or 1e-6 absolute: another CPU\n"
                  "or BLAS), differ, or not covered.",
@@ -339,6 +384,9 @@ int main(int argc, char** argv) {
                    "dropout), mkl (Linux/Colab on Intel) or default (macOS, ARM, AMD)")
         ->type_name("{auto,mkl,default}")
         ->check(CLI::IsMember({"auto", "mkl", "default"}).description(""));
+    app.add_flag("--no-training", opt.no_training,
+                 "Stop the training programs (ch05_pretraining) before they train: seconds instead of minutes; their "
+                 "training cells are then not covered");
     app.add_flag("--diff", opt.show_diff, "Show a unified diff (notebook against program) under each close or differ cell");
     app.add_flag("--json", opt.as_json, "Print the report as JSON");
     app.add_flag("--strict", opt.strict,

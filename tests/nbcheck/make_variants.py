@@ -10,6 +10,8 @@ ch04/01_main-chapter-code/ch04.ipynb at commit 921e91a0, run by the author on ma
 2.2.1), unchanged but for its one figure, whose PNG data is shortened to "iVBORw0KGgo=".
 ch03_exercises_book.ipynb and ch04_exercises_book.ipynb are the book's exercise-solutions.ipynb of
 ch03/01_main-chapter-code and ch04/01_main-chapter-code at commit 28c65cd, unchanged.
+ch05_book.ipynb is the book's ch05/01_main-chapter-code/ch05.ipynb at commit 28c65cd (last changed in
+be5e2a3; 5.1 run on macOS, 5.2 on Apple's MPS device), its figures' PNG data shortened as above.
 This script writes:
   ch03_zh_one_number_changed.ipynb  one printed number changed (-0.4519 -> -0.4619 in the first
                                     output line of the 3.5.3 CausalAttention cell): that cell must differ
