@@ -67,17 +67,18 @@ SaveFormat save_format(const Options& opt) {
 // neither). What was chosen goes to stderr.
 void take_checkpoint_sizes(const TorchStateDict& checkpoint, const CLI::App& app, GptTrainOptions& o) {
     const GPTConfig given = o.model;
-    const GPTConfig cfg = checkpoint_config(checkpoint, given);
+    const GPTConfig shapes = infer_gpt_config(checkpoint, std::size_t{1});  // the sizes alone (one head divides any width)
     const auto disagree = [&](const char* flag, const std::string& value, const std::string& theirs, const char* what) {
         if (app.get_option(flag)->count() > 0 && value != theirs)
             throw std::invalid_argument(fmt::format("{} {} disagrees with the checkpoint {}, whose {} is {}: a resumed run takes the "
                                                     "model's sizes from the checkpoint (leave {} out)",
                                                     flag, value, checkpoint.name(), what, theirs, flag));
     };
-    disagree("--context-length", std::to_string(given.context_length), std::to_string(cfg.context_length), "context_length (pos_emb.weight's rows)");
-    disagree("--emb-dim", std::to_string(given.emb_dim), std::to_string(cfg.emb_dim), "emb_dim");
-    disagree("--n-layers", std::to_string(given.n_layers), std::to_string(cfg.n_layers), "n_layers");
-    disagree("--qkv-bias", given.qkv_bias ? "on" : "off", cfg.qkv_bias ? "on" : "off", "qkv_bias");
+    disagree("--context-length", std::to_string(given.context_length), std::to_string(shapes.context_length), "context_length (pos_emb.weight's rows)");
+    disagree("--emb-dim", std::to_string(given.emb_dim), std::to_string(shapes.emb_dim), "emb_dim");
+    disagree("--n-layers", std::to_string(given.n_layers), std::to_string(shapes.n_layers), "n_layers");
+    disagree("--qkv-bias", given.qkv_bias ? "on" : "off", shapes.qkv_bias ? "on" : "off", "qkv_bias");
+    const GPTConfig cfg = checkpoint_config(checkpoint, given);  // with --n-heads and --drop-rate
     o.model = cfg;
     std::cerr << fmt::format("llmfs-train: resuming from {}: context_length {}, emb_dim {}, {} layer(s), qkv_bias {} (the checkpoint's "
                              "shapes); {} heads and drop_rate {} (--n-heads, --drop-rate: a state dict records neither)\n",
