@@ -3,6 +3,7 @@
 // against the golden (the whole runs are llmfs-train's golden tests, tests/CMakeLists.txt).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,7 +77,7 @@ TEST_CASE("GptTrainData: gpt_train.py's loaders, and a text too short for them n
 // seconds, which .ci/run's every-kernel and aarch64 phases need not repeat (llmfs-train's golden
 // tests run the same code over every INDEX.tsv run).
 TEST_CASE("checkpoint_config: the checkpoint's shapes with the caller's heads and dropout, and what cannot continue is named") {
-    const auto checkpoint = TorchStateDict::open(std::string(LLMFS_TEST_DATA_DIR) + "/pth/tiny_and_optimizer.pth");  // V 50, C 8, L 2
+    const auto checkpoint = TorchStateDict::open(std::filesystem::path(LLMFS_TEST_DATA_DIR) / "pth" / "tiny_and_optimizer.pth");  // V 50, C 8, L 2
     GPTConfig base;  // GPT-2's vocabulary, 12 heads, drop_rate 0.1
     CHECK_THROWS_WITH(checkpoint_config(checkpoint, base),
                       Catch::Contains("--n-heads 12 does not divide the checkpoint's emb_dim 8") && Catch::Contains("tiny_and_optimizer.pth"));
