@@ -2,8 +2,9 @@
 // GPTModel on a text (default the-verdict.txt) exactly as PyTorch trains it on a CPU, and prints
 // what the script prints: "Ep N (Step NNNNNN): Train loss X, Val loss Y" every --eval-freq steps
 // and a 50-token greedy sample after each epoch. Progress goes to stderr; --figure draws the
-// script's loss plot, --save writes the trained weights for llmfs-generate --weights
-// (docs/training.md).
+// script's loss plot, --save writes the trained weights (Hugging Face's safetensors, or section
+// 5.4's model.pth / model_and_optimizer.pth), --resume continues from such a .pth as exercise 5.4
+// does (docs/training.md, docs/checkpoints.md).
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -18,8 +19,10 @@
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/plot.hpp"
 #include "llmfs/fast/memory.hpp"
+#include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/nn/safetensors.hpp"
 #include "llmfs/text/data_dir.hpp"
+#include "llmfs/train/checkpoint.hpp"
 #include "llmfs/train/gpt_train.hpp"
 
 using namespace llmfs;
@@ -32,15 +35,69 @@ constexpr std::uintmax_t kMaxTextBytes = std::uintmax_t{256} << 20;
 struct Options {
     GptTrainOptions train;
     std::string text;  // --text FILE; empty: the shipped the-verdict.txt
-    std::string bernoulli = "default", pytorch = "2", figure, save;
+    std::string bernoulli = "default", pytorch = "2", figure, save, resume;
+    bool with_optimizer = false;  // --with-optimizer: --save writes model_and_optimizer.pth
 };
+
+// What --save writes, chosen by the file's extension.
+enum class SaveFormat { none, safetensors, state_dict, checkpoint };
+
+SaveFormat save_format(const Options& opt) {
+    if (opt.save.empty()) {
+        if (opt.with_optimizer) throw std::invalid_argument("--with-optimizer saves the optimizer with the model: give --save NAME.pth too");
+        return SaveFormat::none;
+    }
+    const std::string ext = fs::path(opt.save).extension().string();
+    if (ext == ".pth") return opt.with_optimizer ? SaveFormat::checkpoint : SaveFormat::state_dict;
+    if (ext == ".safetensors") {
+        if (opt.with_optimizer)
+            throw std::invalid_argument(fmt::format("--save {} --with-optimizer: a .safetensors file holds weights only; save the model and "
+                                                    "AdamW's state as a .pth (torch.save, as section 5.4: model_and_optimizer.pth)",
+                                                    opt.save));
+        return SaveFormat::safetensors;
+    }
+    throw std::invalid_argument(fmt::format("--save {}: name the file NAME.pth (torch.save(model.state_dict(), PATH) as section 5.4; "
+                                            "with --with-optimizer, the model and AdamW's state) or NAME.safetensors (Hugging Face's "
+                                            "GPT-2 layout)",
+                                            opt.save));
+}
+
+// --resume: the checkpoint's sizes, checked against the sizes the command line gives (`app`
+// says which were given); n_heads and drop_rate from the command line (a state dict records
+// neither). What was chosen goes to stderr.
+void take_checkpoint_sizes(const TorchStateDict& checkpoint, const CLI::App& app, GptTrainOptions& o) {
+    const GPTConfig given = o.model;
+    const GPTConfig shapes = infer_gpt_config(checkpoint, std::size_t{1});  // the sizes alone (one head divides any width)
+    const auto disagree = [&](const char* flag, const std::string& value, const std::string& theirs, const char* what) {
+        if (app.get_option(flag)->count() > 0 && value != theirs)
+            throw std::invalid_argument(fmt::format("{} {} disagrees with the checkpoint {}, whose {} is {}: a resumed run takes the "
+                                                    "model's sizes from the checkpoint (leave {} out)",
+                                                    flag, value, checkpoint.name(), what, theirs, flag));
+    };
+    disagree("--context-length", std::to_string(given.context_length), std::to_string(shapes.context_length), "context_length (pos_emb.weight's rows)");
+    disagree("--emb-dim", std::to_string(given.emb_dim), std::to_string(shapes.emb_dim), "emb_dim");
+    disagree("--n-layers", std::to_string(given.n_layers), std::to_string(shapes.n_layers), "n_layers");
+    disagree("--qkv-bias", given.qkv_bias ? "on" : "off", shapes.qkv_bias ? "on" : "off", "qkv_bias");
+    const GPTConfig cfg = checkpoint_config(checkpoint, given);  // with --n-heads and --drop-rate
+    o.model = cfg;
+    std::cerr << fmt::format("llmfs-train: resuming from {}: context_length {}, emb_dim {}, {} layer(s), qkv_bias {} (the checkpoint's "
+                             "shapes); {} heads and drop_rate {} (--n-heads, --drop-rate: a state dict records neither)\n",
+                             checkpoint.name(), cfg.context_length, cfg.emb_dim, cfg.n_layers, cfg.qkv_bias ? "on" : "off", cfg.n_heads,
+                             cfg.drop_rate);
+}
 
 // `path` can be written (a file created beside it and removed again), before any training: a run
 // must not end in an error after its work is done. Exit 1 otherwise.
-int run(Options& opt) {
+int run(Options& opt, const CLI::App& app) {
     GptTrainOptions& o = opt.train;
     o.bernoulli = *parse_bernoulli_kernel(opt.bernoulli);
     o.adamw.version = *parse_pytorch_version(opt.pytorch);
+    const SaveFormat format = save_format(opt);
+    std::optional<TorchStateDict> checkpoint;
+    if (!opt.resume.empty()) {
+        checkpoint.emplace(TorchStateDict::open(opt.resume));  // torch.load(PATH)
+        take_checkpoint_sizes(*checkpoint, app, o);
+    }
     if (const std::string problem = gpt_train_problem(o); !problem.empty()) throw std::invalid_argument(problem);
     if (const std::optional<double> memory = physical_memory_bytes(); memory && gpt_train_bytes(o) > *memory)
         throw std::runtime_error(fmt::format("training this model would take at least {:.3g} GB (weights, gradients, AdamW's moments, "
@@ -60,7 +117,26 @@ int run(Options& opt) {
                      "and text, because it also multiplies with MKL's sgemm, whose rounding nobody outside MKL can reproduce (llmfs "
                      "multiplies as OpenBLAS does). The exact reference is PyTorch on OpenBLAS: --bernoulli default.\n";
 
-    GptTrain training(o, tokenizer, text);  // torch.manual_seed; GPTModel; AdamW; the loaders
+    // torch.manual_seed; GPTModel; AdamW; the loaders (resuming: GPTModel, load_state_dict, AdamW,
+    // its load_state_dict, torch.manual_seed, the loaders)
+    GptTrain training = checkpoint ? GptTrain(o, tokenizer, text, *checkpoint) : GptTrain(o, tokenizer, text);
+    if (checkpoint) {
+        const AdamWOptions& a = training.optimizer().options();
+        if (has_optimizer_state(*checkpoint)) {
+            std::cerr << fmt::format("llmfs-train: AdamW's state from {}: lr {}, weight_decay {} (the checkpoint's, as "
+                                     "optimizer.load_state_dict takes them)\n",
+                                     checkpoint->name(), a.lr, a.weight_decay);
+            for (const char* flag : {"--lr", "--weight-decay"})
+                if (app.get_option(flag)->count() > 0)
+                    std::cerr << fmt::format("llmfs-train: note: {} is replaced by the checkpoint's value, as AdamW(lr=..., "
+                                             "weight_decay=...) is by optimizer.load_state_dict\n",
+                                             flag);
+        } else {
+            std::cerr << fmt::format("llmfs-train: {} holds no optimizer state (a model's state dict): a fresh AdamW, lr {}, "
+                                     "weight_decay {}\n",
+                                     checkpoint->name(), a.lr, a.weight_decay);
+        }
+    }
     TrainProgress progress(training.total_steps());
     TrainCallbacks callbacks;
     callbacks.print = [&](const std::string& line) {
@@ -76,10 +152,26 @@ int run(Options& opt) {
         plot_losses(opt.figure, o.settings.num_epochs, history.train_losses, history.val_losses, history.tokens_seen);
         std::cerr << "loss plot written to " << opt.figure << "\n";
     }
-    if (!opt.save.empty()) {
-        save_gpt_as_gpt2(training.model(), opt.save);
-        std::cerr << fmt::format("weights written to {} (Hugging Face's GPT-2 layout; continue text with llmfs-generate --weights {})\n",
-                                 opt.save, opt.save);
+    switch (format) {
+        case SaveFormat::none:
+            break;
+        case SaveFormat::safetensors:
+            save_gpt_as_gpt2(training.model(), opt.save);
+            std::cerr << fmt::format("weights written to {} (Hugging Face's GPT-2 layout; continue text with llmfs-generate --weights {})\n",
+                                     opt.save, opt.save);
+            break;
+        case SaveFormat::state_dict:
+            save_state_dict(opt.save, training.model());  // torch.save(model.state_dict(), "model.pth")
+            std::cerr << fmt::format("weights written to {} (torch.save(model.state_dict(), PATH): torch.load(PATH, weights_only=True) "
+                                     "in PyTorch; llmfs-generate --weights {}; llmfs-train --resume {})\n",
+                                     opt.save, opt.save, opt.save);
+            break;
+        case SaveFormat::checkpoint:
+            save_checkpoint(opt.save, training.model(), training.optimizer());
+            std::cerr << fmt::format("weights and AdamW's state written to {} (torch.save({{\"model_state_dict\": ..., "
+                                     "\"optimizer_state_dict\": ...}}, PATH), as section 5.4; continue with llmfs-train --resume {})\n",
+                                     opt.save, opt.save);
+            break;
     }
     return 0;
 }
@@ -129,8 +221,17 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"default", "mkl"}));
     app.add_option("--figure", opt.figure, "draw the script's plot of the losses against epochs and tokens seen into this PNG")->type_name("PNG");
     app.add_option("--save", opt.save,
-                   "write the trained weights here, in Hugging Face's GPT-2 model.safetensors layout (plus lm_head.weight),\n"
-                   "for llmfs-generate --weights FILE")
+                   "write the trained weights here, as the extension says: NAME.pth is torch.save(model.state_dict(), PATH)\n"
+                   "(section 5.4's model.pth; PyTorch loads it with weights_only=True), NAME.safetensors Hugging Face's GPT-2\n"
+                   "layout (plus lm_head.weight); both for llmfs-generate --weights FILE")
         ->type_name("FILE");
-    return run_tool(app, argc, argv, [&] { return run(opt); });
+    app.add_flag("--with-optimizer", opt.with_optimizer,
+                 "with --save NAME.pth: save AdamW's state too, {\"model_state_dict\", \"optimizer_state_dict\"} as section 5.4's\n"
+                 "model_and_optimizer.pth (param_groups with --pytorch's keys), for --resume");
+    app.add_option("--resume", opt.resume,
+                   "continue training from this torch.save file as exercise 5.4 does: load the model (and AdamW's state, if\n"
+                   "it holds one; else a fresh AdamW), torch.manual_seed(--seed), new loaders, --epochs more epochs. The\n"
+                   "checkpoint's shapes decide the sizes; --n-heads and --drop-rate are taken from here")
+        ->type_name("FILE");
+    return run_tool(app, argc, argv, [&] { return run(opt, app); });
 }

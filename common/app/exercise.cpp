@@ -47,6 +47,12 @@ const std::vector<Exercise>& exercises() {
          "drop_rate_shortcut (on the shortcut connections), and build a GPTModel whose dropout layers use\n"
          "them. Run it in training mode on the chapter-4 batch and print the logits as section 4.6 does.",
          {"Dropout(gen, rate)", "model.drop_emb, model.trf_blocks", "block.att.dropout, block.drop_shortcut", "cfg.drop_rate_emb, drop_rate_attn, drop_rate_shortcut"}},
+        {"5.4", "ch05_exercise_5_4", "Continued pretraining",
+         "Section 5.4 saved the trained model and its AdamW optimizer together in model_and_optimizer.pth. Load\n"
+         "both from that file into a new GPTModel and AdamW and train one more epoch with train_model_simple\n"
+         "(torch.manual_seed(123), new loaders, eval_iter 5), continuing as if the training had never stopped.\n"
+         "Needs model_and_optimizer.pth in the current folder (llmfs-train --save model_and_optimizer.pth --with-optimizer).",
+         {"TorchStateDict (checkpoint)", "load_state_dict(model, checkpoint)", "load_adamw_state_dict(checkpoint, model, optimizer)"}},
     };
     return all;
 }

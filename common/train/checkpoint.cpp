@@ -73,7 +73,15 @@ void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, A
     write_torch_save(path, *root);
 }
 
-void load_checkpoint(const TorchStateDict& checkpoint, GPTModel& model, AdamW& optimizer) {
+namespace {
+
+// optimizer.state_dict() as load_state_dict reads it: every check made, nothing changed yet.
+struct LoadedAdamW {
+    std::vector<AdamWState> state;
+    AdamWOptions options;
+};
+
+LoadedAdamW read_adamw_state_dict(const TorchStateDict& checkpoint, const GPTModel& model, const AdamW& optimizer) {
     const std::string& file = checkpoint.name();
     const PyValue* opt = checkpoint.file().root().get("optimizer_state_dict");
     if (opt == nullptr) fail(file, "no \"optimizer_state_dict\" (it is a model's state dict alone)");
@@ -144,9 +152,24 @@ void load_checkpoint(const TorchStateDict& checkpoint, GPTModel& model, AdamW& o
         }
     }
     if (optimizer.state().size() != n) throw std::logic_error("load_checkpoint: the optimizer is not over this model");
+    return {std::move(loaded), options};
+}
+
+}  // namespace
+
+bool has_optimizer_state(const TorchStateDict& checkpoint) { return checkpoint.file().root().get("optimizer_state_dict") != nullptr; }
+
+void load_adamw_state_dict(const TorchStateDict& checkpoint, const GPTModel& model, AdamW& optimizer) {
+    LoadedAdamW loaded = read_adamw_state_dict(checkpoint, model, optimizer);
+    optimizer.state() = std::move(loaded.state);
+    optimizer.options() = loaded.options;
+}
+
+void load_checkpoint(const TorchStateDict& checkpoint, GPTModel& model, AdamW& optimizer) {
+    LoadedAdamW loaded = read_adamw_state_dict(checkpoint, model, optimizer);
     load_state_dict(model, checkpoint);  // checks everything before it copies
-    optimizer.state() = std::move(loaded);
-    optimizer.options() = options;
+    optimizer.state() = std::move(loaded.state);
+    optimizer.options() = loaded.options;
 }
 
 void load_checkpoint(const std::filesystem::path& path, GPTModel& model, AdamW& optimizer) {

@@ -28,10 +28,18 @@ PyRef adamw_state_dict(const GPTModel& model, AdamW& optimizer, std::vector<floa
 // torch.save({"model_state_dict": ..., "optimizer_state_dict": ...}, path), atomically.
 void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, AdamW& optimizer);
 
+// Whether the file holds an optimizer's state: {"model_state_dict", "optimizer_state_dict"}
+// (model_and_optimizer.pth) and not a model's state dict alone (model.pth).
+bool has_optimizer_state(const TorchStateDict& checkpoint);
+
+// optimizer.load_state_dict(checkpoint["optimizer_state_dict"]): AdamW's state per parameter of
+// `model`, and the saved lr, betas, eps and weight_decay (PyTorch's load_state_dict takes them from
+// the file, whatever AdamW(...) was given). Everything is checked before anything changes. Throws
+// std::runtime_error naming the file and what is wrong.
+void load_adamw_state_dict(const TorchStateDict& checkpoint, const GPTModel& model, AdamW& optimizer);
+
 // model.load_state_dict(checkpoint["model_state_dict"]); optimizer.load_state_dict(
-// checkpoint["optimizer_state_dict"]): the parameters, AdamW's state per parameter, and the saved
-// lr, betas, eps and weight_decay (PyTorch's load_state_dict takes them from the file). Everything
-// is checked before anything changes. Throws std::runtime_error naming the file and what is wrong.
+// checkpoint["optimizer_state_dict"]): both, everything checked before anything changes.
 void load_checkpoint(const TorchStateDict& checkpoint, GPTModel& model, AdamW& optimizer);
 void load_checkpoint(const std::filesystem::path& path, GPTModel& model, AdamW& optimizer);
 

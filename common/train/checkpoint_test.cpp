@@ -76,6 +76,33 @@ TEST_CASE("a checkpoint that does not fit the model or the optimizer is refused,
                       Catch::Contains("the optimizer's state is for 31 parameters, the model has 18"));
 }
 
+TEST_CASE("load_adamw_state_dict (optimizer.load_state_dict alone) gives load_checkpoint's optimizer, and has_optimizer_state tells the files apart") {
+    const auto checkpoint = TorchStateDict::open(pth("tiny_and_optimizer.pth"));
+    CHECK(has_optimizer_state(checkpoint));
+    CHECK_FALSE(has_optimizer_state(TorchStateDict::open(pth("tiny.pth"))));
+    const GPTConfig cfg = infer_gpt_config(checkpoint, 2);
+    Generator gen;
+    GPTModel both_model(gen, cfg, Init::zeros), model(gen, cfg, Init::zeros);
+    AdamW both(both_model, AdamWOptions{}), optimizer(model, AdamWOptions{});  // lr 1e-3, weight_decay 1e-2: replaced
+    load_checkpoint(checkpoint, both_model, both);
+    load_state_dict(model, checkpoint);
+    load_adamw_state_dict(checkpoint, model, optimizer);
+    CHECK(optimizer.options().lr == 0.0004);
+    CHECK(optimizer.options().weight_decay == 0.1);
+    REQUIRE(optimizer.state().size() == both.state().size());
+    for (std::size_t i = 0; i < both.state().size(); ++i) {
+        CHECK(optimizer.state()[i].step == both.state()[i].step);
+        CHECK(optimizer.state()[i].exp_avg == both.state()[i].exp_avg);
+        CHECK(optimizer.state()[i].exp_avg_sq == both.state()[i].exp_avg_sq);
+    }
+    // A refused file changes nothing.
+    AdamW untouched(model, AdamWOptions{});
+    CHECK_THROWS_WITH(load_adamw_state_dict(TorchStateDict::open(pth("tiny.pth")), model, untouched),
+                      Catch::Contains("no \"optimizer_state_dict\""));
+    CHECK(untouched.options().lr == 1e-3);
+    CHECK(untouched.state()[0].exp_avg.empty());
+}
+
 // The files tests/torch_save_roundtrip.py gives PyTorch: written to $LLMFS_PTH_OUT when it is set
 // (else to a temporary folder, to check that they are written).
 TEST_CASE("the suite's model.pth and model_and_optimizer.pth for PyTorch to load") {

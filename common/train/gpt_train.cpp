@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "llmfs/text/validate.hpp"
+#include "llmfs/train/checkpoint.hpp"
 #include "llmfs/train/evaluate.hpp"
 
 namespace llmfs {
@@ -93,11 +94,42 @@ GptTrain::GptTrain(const GptTrainOptions& options, const Gpt2Tokenizer& tokenize
     optimizer_ = std::make_unique<AdamW>(*model_, options.adamw);  // torch.optim.AdamW(model.parameters(), lr=..., weight_decay=...)
 }
 
+GptTrain::GptTrain(const GptTrainOptions& options, const Gpt2Tokenizer& tokenizer, std::string_view text, const TorchStateDict& checkpoint)
+    : options_(options), tokenizer_(tokenizer), gen_(options.bernoulli) {
+    if (const std::string problem = gpt_train_problem(options); !problem.empty()) throw std::invalid_argument(problem);
+    data_ = std::make_unique<GptTrainData>(tokenizer, text, options.model.context_length, options.batch_size);
+    // model = GPTModel(GPT_CONFIG_124M): what it draws is overwritten by the checkpoint, and the seed
+    // comes after
+    model_ = std::make_unique<GPTModel>(gen_, options.model);
+    optimizer_ = std::make_unique<AdamW>(*model_, options.adamw);  // torch.optim.AdamW(model.parameters(), lr=..., weight_decay=...)
+    if (has_optimizer_state(checkpoint))
+        load_checkpoint(checkpoint, *model_, *optimizer_);  // model.load_state_dict(...); optimizer.load_state_dict(...)
+    else
+        load_state_dict(*model_, checkpoint);  // model.load_state_dict(torch.load("model.pth", weights_only=True))
+    gen_.manual_seed(options.seed);  // torch.manual_seed(123), before the loaders
+}
+
 TrainHistory GptTrain::train(const TrainCallbacks& callbacks) {
     return train_model_simple(*model_, data_->train_loader, data_->val_loader, *optimizer_, gen_, tokenizer_, options_.settings, callbacks);
 }
 
 std::size_t GptTrain::total_steps() const { return options_.settings.num_epochs * data_->train_loader.size(); }
+
+GPTConfig checkpoint_config(const TorchStateDict& checkpoint, const GPTConfig& base) {
+    const TorchTensor* tok = checkpoint.find("tok_emb.weight");  // [V, C]
+    if (tok != nullptr && tok->shape.size() == 2 && tok->shape[1] > 0 && base.n_heads > 0 && tok->shape[1] % base.n_heads != 0)
+        throw std::invalid_argument(fmt::format("--n-heads {} does not divide the checkpoint's emb_dim {} ({}); a state dict does not "
+                                                "record the heads: give --n-heads as the model was trained with",
+                                                base.n_heads, tok->shape[1], checkpoint.name()));
+    GPTConfig cfg = infer_gpt_config(checkpoint, base.n_heads);
+    cfg.drop_rate = base.drop_rate;
+    const std::size_t gpt2_vocab = GPTConfig{}.vocab_size;
+    if (cfg.vocab_size < gpt2_vocab)
+        throw std::runtime_error(fmt::format("{}: its vocabulary is {} tokens (tok_emb.weight [{}, {}]), fewer than GPT-2's tokenizer's {}: "
+                                             "the text's token ids would be out of range; train it on GPT-2's vocabulary",
+                                             checkpoint.name(), cfg.vocab_size, cfg.vocab_size, cfg.emb_dim, gpt2_vocab));
+    return cfg;
+}
 
 double gpt_train_bytes(const GptTrainOptions& o) {
     const GPTConfig& c = o.model;

@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/text/tokenizer.hpp"
 #include "llmfs/train/loop.hpp"
 
@@ -90,6 +91,14 @@ public:
     // read_python_text gives it). Throws std::invalid_argument for gpt_train_problem or
     // GptTrainData's, before building the model.
     GptTrain(const GptTrainOptions& options, const Gpt2Tokenizer& tokenizer, std::string_view text);
+    // Exercise 5.4's continuation from a torch.save file (model_and_optimizer.pth, or model.pth):
+    //   model = GPTModel(cfg); model.load_state_dict(checkpoint["model_state_dict"])
+    //   optimizer = torch.optim.AdamW(model.parameters(), lr=..., weight_decay=...)
+    //   optimizer.load_state_dict(checkpoint["optimizer_state_dict"])   (a model.pth: a fresh AdamW)
+    //   model.train(); torch.manual_seed(seed); the loaders
+    // options.model must be the checkpoint's (checkpoint_config). Throws std::runtime_error naming
+    // the file when it does not fit.
+    GptTrain(const GptTrainOptions& options, const Gpt2Tokenizer& tokenizer, std::string_view text, const TorchStateDict& checkpoint);
 
     // train_model_simple(model, train_loader, val_loader, optimizer, ...): once.
     TrainHistory train(const TrainCallbacks& callbacks);
@@ -98,6 +107,7 @@ public:
     const GptTrainOptions& options() const { return options_; }
     const GptTrainData& data() const { return *data_; }
     GPTModel& model() { return *model_; }
+    AdamW& optimizer() { return *optimizer_; }  // its options() are the checkpoint's after a resume
     Generator& generator() { return gen_; }
 
 private:
@@ -108,6 +118,12 @@ private:
     std::unique_ptr<GPTModel> model_;
     std::unique_ptr<AdamW> optimizer_;
 };
+
+// The GPTConfig that continues `checkpoint`: its shapes decide vocab_size, emb_dim, context_length,
+// n_layers and qkv_bias (infer_gpt_config); n_heads and drop_rate, which no state dict records, come
+// from `base`. Throws std::invalid_argument when base.n_heads does not divide the checkpoint's
+// emb_dim, std::runtime_error when the vocabulary is smaller than GPT-2's tokenizer needs.
+GPTConfig checkpoint_config(const TorchStateDict& checkpoint, const GPTConfig& base);
 
 // Bytes a run of `options` needs at least (weights, gradients, AdamW's two moments, one batch's
 // activations), for refusing sizes that cannot fit before allocating them.

@@ -3,6 +3,7 @@
 // against the golden (the whole runs are llmfs-train's golden tests, tests/CMakeLists.txt).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,6 +76,16 @@ TEST_CASE("GptTrainData: gpt_train.py's loaders, and a text too short for them n
 // Tagged [long] (label "long", run under the goldens' kernel where it can): one epoch of 288 steps,
 // seconds, which .ci/run's every-kernel and aarch64 phases need not repeat (llmfs-train's golden
 // tests run the same code over every INDEX.tsv run).
+TEST_CASE("checkpoint_config: the checkpoint's shapes with the caller's heads and dropout, and what cannot continue is named") {
+    const auto checkpoint = TorchStateDict::open(std::filesystem::path(LLMFS_TEST_DATA_DIR) / "pth" / "tiny_and_optimizer.pth");  // V 50, C 8, L 2
+    GPTConfig base;  // GPT-2's vocabulary, 12 heads, drop_rate 0.1
+    CHECK_THROWS_WITH(checkpoint_config(checkpoint, base),
+                      Catch::Contains("--n-heads 12 does not divide the checkpoint's emb_dim 8") && Catch::Contains("tiny_and_optimizer.pth"));
+    base.n_heads = 4;
+    CHECK_THROWS_WITH(checkpoint_config(checkpoint, base),
+                      Catch::Contains("its vocabulary is 50 tokens") && Catch::Contains("fewer than GPT-2's tokenizer's 50257"));
+}
+
 TEST_CASE("GptTrain: the first epoch of a golden run, line for line (exact under the goldens' kernel)", "[long]") {
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
     GptTrainOptions o = tiny();

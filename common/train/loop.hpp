@@ -38,6 +38,7 @@ public:
     const AdamWOptions& options() const { return options_; }
     AdamWOptions& options() { return options_; }  // optimizer.load_state_dict takes the saved lr, betas, eps, weight_decay
     std::vector<AdamWState>& state() { return state_; }
+    const std::vector<AdamWState>& state() const { return state_; }
 
 private:
     std::vector<ParameterView> params_;

@@ -198,15 +198,33 @@ def pytorch_version(version):
 
 
 @contextlib.contextmanager
-def in_workdir():
+def in_workdir(text=None):
+    """A temporary working directory holding data/the-verdict.txt (or the bytes `text`) as
+    "the-verdict.txt", where main() and the notebook read it."""
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
-        shutil.copyfile(ROOT / "data" / "the-verdict.txt", os.path.join(tmp, "the-verdict.txt"))
+        if text is None:
+            shutil.copyfile(ROOT / "data" / "the-verdict.txt", os.path.join(tmp, "the-verdict.txt"))
+        else:
+            pathlib.Path(tmp, "the-verdict.txt").write_bytes(text)
         os.chdir(tmp)
         try:
             yield
         finally:
             os.chdir(cwd)
+
+
+def loaders(gpt_train, text_data, cfg):
+    """main()'s (and the notebook's) two loaders over text_data; building them draws nothing."""
+    g, s = cfg["gpt"], cfg["settings"]
+    split_idx = int(0.90 * len(text_data))
+    train_loader = gpt_train.create_dataloader_v1(
+        text_data[:split_idx], batch_size=s["batch_size"], max_length=g["context_length"],
+        stride=g["context_length"], drop_last=True, shuffle=True, num_workers=0)
+    val_loader = gpt_train.create_dataloader_v1(
+        text_data[split_idx:], batch_size=s["batch_size"], max_length=g["context_length"],
+        stride=g["context_length"], drop_last=False, shuffle=False, num_workers=0)
+    return train_loader, val_loader
 
 
 def run_main(gpt_train, cfg):
@@ -267,13 +285,7 @@ def dump_steps(gpt_train, cfg, main_losses, main_evals):
         model.to(device)
         optimizer = torch.optim.AdamW(model.parameters(), lr=s["learning_rate"],
                                       weight_decay=s["weight_decay"])
-        split_idx = int(0.90 * len(text_data))
-        train_loader = gpt_train.create_dataloader_v1(
-            text_data[:split_idx], batch_size=s["batch_size"], max_length=g["context_length"],
-            stride=g["context_length"], drop_last=True, shuffle=True, num_workers=0)
-        val_loader = gpt_train.create_dataloader_v1(
-            text_data[split_idx:], batch_size=s["batch_size"], max_length=g["context_length"],
-            stride=g["context_length"], drop_last=False, shuffle=False, num_workers=0)
+        train_loader, val_loader = loaders(gpt_train, text_data, cfg)
         for name, p in model.named_parameters():
             sha, ends = tensor_fields(p)
             lines.append(" ".join(["init", name, shape_str(p), sha] + ends))

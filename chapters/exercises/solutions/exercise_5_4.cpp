@@ -1,0 +1,209 @@
+// Exercise 5.4: Continued pretraining
+//
+// The problem: section 5.4 saved the trained model and its AdamW optimizer with
+//   torch.save({"model_state_dict": model.state_dict(), "optimizer_state_dict": optimizer.state_dict()},
+//              "model_and_optimizer.pth")
+// In a new session, load both from that file and continue pretraining for one more epoch with
+// train_model_simple, as if the training had never stopped: the optimizer's moments and step
+// counts must come back with the weights, or the first steps would be a fresh AdamW's.
+//
+// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 5):
+//   tokenizer = tiktoken.get_encoding("gpt2")
+//   checkpoint = torch.load("model_and_optimizer.pth", weights_only=True)
+//   model = GPTModel(GPT_CONFIG_124M)
+//   model.load_state_dict(checkpoint["model_state_dict"])
+//   model.to(device)
+//   optimizer = torch.optim.AdamW(model.parameters(), lr=0.0004, weight_decay=0.1)
+//   optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
+//   model.train();
+//   ... (the-verdict.txt, the 90/10 split)
+//   torch.manual_seed(123)
+//   train_loader = create_dataloader_v1(train_data, batch_size=2, max_length=GPT_CONFIG_124M["context_length"],
+//       stride=GPT_CONFIG_124M["context_length"], drop_last=True, shuffle=True, num_workers=0)
+//   val_loader = create_dataloader_v1(val_data, ..., drop_last=False, shuffle=False, num_workers=0)
+//   train_losses, val_losses, tokens_seen = train_model_simple(model, train_loader, val_loader, optimizer, device,
+//       num_epochs=1, eval_freq=5, eval_iter=5, start_context="Every effort moves you", tokenizer=tokenizer)
+//
+// The checkpoint is --checkpoint FILE (default model_and_optimizer.pth in the current folder, as
+// the notebook's). GPT_CONFIG_124M's sizes are replaced by the checkpoint's shapes, so a small model
+// trained with llmfs-train continues too; the heads (12) and the dropout rate (0.1) are the
+// config's, as a state dict records neither.
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "llmfs/app/cli.hpp"
+#include "llmfs/app/exercise.hpp"
+#include "llmfs/text/data_dir.hpp"
+#include "llmfs/train/checkpoint.hpp"
+#include "llmfs/train/gpt_train.hpp"
+
+using namespace llmfs;
+
+int main(int argc, char** argv) {
+    std::string checkpoint_path = "model_and_optimizer.pth", pytorch = "2";
+    return run_training_chapter(
+        argc, argv, "Exercise 5.4: continued pretraining, one more epoch from model_and_optimizer.pth",
+        [&](CLI::App& app) {
+            app.add_option("--checkpoint", checkpoint_path,
+                           "the file section 5.4 saved (default: model_and_optimizer.pth in the current folder; make one with\n"
+                           "llmfs-train --save model_and_optimizer.pth --with-optimizer)")
+                ->type_name("FILE");
+            app.add_option("--pytorch", pytorch, "whose AdamW update to reproduce: 2 (the default; the book's notebooks ran 2.x) or 1.13")
+                ->type_name("{2,1.13}")
+                ->check(CLI::IsMember({"2", "1.13"}));
+        },
+        [&](Notebook& nb, Generator& gen) {
+            nb.section("Exercise 5.4: Continued pretraining");
+            if (std::error_code ec; !std::filesystem::exists(checkpoint_path, ec))
+                throw std::runtime_error(fmt::format(
+                    "{} does not exist: this exercise continues the training section 5.4 saved. Make one, e.g. a small model in "
+                    "seconds: llmfs-train --context-length 16 --emb-dim 24 --n-layers 1 --lr 0.0004 --epochs 1 --save "
+                    "model_and_optimizer.pth --with-optimizer (or the chapter's 124M GPT as section 5.2 trains it: llmfs-train --lr 0.0004 "
+                    "--eval-iter 5 --save model_and_optimizer.pth --with-optimizer, about 15 CPU minutes), or give --checkpoint FILE",
+                    checkpoint_path));
+            nb.code("import tiktoken\n"
+                    "import torch\n"
+                    "from previous_chapters import GPTModel\n"
+                    "\n"
+                    "\n"
+                    "GPT_CONFIG_124M = {\n"
+                    "    \"vocab_size\": 50257,   # Vocabulary size\n"
+                    "    \"context_length\": 256, # Shortened context length (orig: 1024)\n"
+                    "    \"emb_dim\": 768,        # Embedding dimension\n"
+                    "    \"n_heads\": 12,         # Number of attention heads\n"
+                    "    \"n_layers\": 12,        # Number of layers\n"
+                    "    \"drop_rate\": 0.1,      # Dropout rate\n"
+                    "    \"qkv_bias\": False      # Query-key-value bias\n"
+                    "}\n"
+                    "\n"
+                    "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+                    "\n"
+                    "tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
+                    "\n"
+                    "checkpoint = torch.load(\"model_and_optimizer.pth\", weights_only=True)\n"
+                    "model = GPTModel(GPT_CONFIG_124M)\n"
+                    "model.load_state_dict(checkpoint[\"model_state_dict\"])\n"
+                    "model.to(device)\n"
+                    "\n"
+                    "optimizer = torch.optim.AdamW(model.parameters(), lr=0.0004, weight_decay=0.1)\n"
+                    "optimizer.load_state_dict(checkpoint[\"optimizer_state_dict\"])\n"
+                    "model.train();");
+            const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+            const TorchStateDict checkpoint = TorchStateDict::open(checkpoint_path);
+            GPTConfig gpt_config_124m;  // GPT_CONFIG_124M: 12 heads, drop_rate 0.1, qkv_bias False
+            gpt_config_124m.context_length = 256;
+            const GPTConfig cfg = checkpoint_config(checkpoint, gpt_config_124m);  // the sizes of the checkpoint's tensors
+            nb.note(fmt::format("The model's sizes are the checkpoint's ({}: context_length {}, emb_dim {}, {} layer(s)); the heads\n"
+                                "(12) and drop_rate (0.1) are GPT_CONFIG_124M's. The notebook's output below comes from its\n"
+                                "124M GPT trained for 10 epochs on a GPU, which a CI run cannot repeat; this program prints\n"
+                                "what PyTorch prints on a CPU (OpenBLAS) for the checkpoint given.",
+                                checkpoint_path, cfg.context_length, cfg.emb_dim, cfg.n_layers));
+            GPTModel model(gen, cfg);  // model = GPTModel(GPT_CONFIG_124M)
+            AdamWOptions adamw;
+            adamw.lr = 0.0004;
+            adamw.weight_decay = 0.1;
+            adamw.version = *parse_pytorch_version(pytorch);
+            AdamW optimizer(model, adamw);  // torch.optim.AdamW(model.parameters(), lr=0.0004, weight_decay=0.1)
+            // BEGIN SOLUTION(exercise 5.4): load the model's weights and then AdamW's state from the checkpoint into model and optimizer
+            load_state_dict(model, checkpoint);                  // model.load_state_dict(checkpoint["model_state_dict"])
+            load_adamw_state_dict(checkpoint, model, optimizer);  // optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
+            // END SOLUTION
+
+            nb.code("import os\n"
+                    "import requests\n"
+                    "from previous_chapters import create_dataloader_v1\n"
+                    "\n"
+                    "\n"
+                    "file_path = \"the-verdict.txt\"\n"
+                    "url = \"https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/main/ch02/01_main-chapter-code/the-verdict.txt\"\n"
+                    "\n"
+                    "if not os.path.exists(file_path):\n"
+                    "    response = requests.get(url, timeout=30)\n"
+                    "    response.raise_for_status()\n"
+                    "    text_data = response.text\n"
+                    "    with open(file_path, \"w\", encoding=\"utf-8\") as file:\n"
+                    "        file.write(text_data)\n"
+                    "else:\n"
+                    "    with open(file_path, \"r\", encoding=\"utf-8\") as file:\n"
+                    "        text_data = file.read()\n"
+                    "\n"
+                    "# The book originally used the following code below\n"
+                    "# However, urllib uses older protocol settings that\n"
+                    "# can cause problems for some readers using a VPN.\n"
+                    "# The `requests` version above is more robust\n"
+                    "# in that regard.\n"
+                    "\n"
+                    "\"\"\"\n"
+                    "import urllib.request\n"
+                    "\n"
+                    "if not os.path.exists(file_path):\n"
+                    "    with urllib.request.urlopen(url) as response:\n"
+                    "        text_data = response.read().decode('utf-8')\n"
+                    "    with open(file_path, \"w\", encoding=\"utf-8\") as file:\n"
+                    "        file.write(text_data)\n"
+                    "else:\n"
+                    "    with open(file_path, \"r\", encoding=\"utf-8\") as file:\n"
+                    "        text_data = file.read()\n"
+                    "\"\"\"\n"
+                    "\n"
+                    "\n"
+                    "# Train/validation ratio\n"
+                    "train_ratio = 0.90\n"
+                    "split_idx = int(train_ratio * len(text_data))\n"
+                    "train_data = text_data[:split_idx]\n"
+                    "val_data = text_data[split_idx:]\n"
+                    "\n"
+                    "\n"
+                    "torch.manual_seed(123)\n"
+                    "\n"
+                    "train_loader = create_dataloader_v1(\n"
+                    "    train_data,\n"
+                    "    batch_size=2,\n"
+                    "    max_length=GPT_CONFIG_124M[\"context_length\"],\n"
+                    "    stride=GPT_CONFIG_124M[\"context_length\"],\n"
+                    "    drop_last=True,\n"
+                    "    shuffle=True,\n"
+                    "    num_workers=0\n"
+                    ")\n"
+                    "\n"
+                    "val_loader = create_dataloader_v1(\n"
+                    "    val_data,\n"
+                    "    batch_size=2,\n"
+                    "    max_length=GPT_CONFIG_124M[\"context_length\"],\n"
+                    "    stride=GPT_CONFIG_124M[\"context_length\"],\n"
+                    "    drop_last=False,\n"
+                    "    shuffle=False,\n"
+                    "    num_workers=0\n"
+                    ")");
+            const std::string text = read_python_text(read_file_checked(data_dir() / "the-verdict.txt"), "the-verdict.txt");
+            gen.manual_seed(123);
+            const GptTrainData data(tokenizer, text, cfg.context_length, /*batch_size=*/2);
+
+            nb.code("from gpt_train import train_model_simple\n"
+                    "\n"
+                    "num_epochs = 1\n"
+                    "train_losses, val_losses, tokens_seen = train_model_simple(\n"
+                    "    model, train_loader, val_loader, optimizer, device,\n"
+                    "    num_epochs=num_epochs, eval_freq=5, eval_iter=5,\n"
+                    "    start_context=\"Every effort moves you\", tokenizer=tokenizer\n"
+                    ")");
+            TrainSettings settings;
+            settings.num_epochs = 1;
+            settings.eval_freq = 5;
+            settings.eval_iter = 5;
+            TrainProgress progress(data.train_loader.size());
+            TrainCallbacks callbacks;
+            callbacks.print = [&](const std::string& line) {
+                progress.clear();
+                nb.print(line);
+                std::cout.flush();
+            };
+            callbacks.on_step = [&](std::size_t epoch, std::size_t step, std::size_t steps, std::size_t tokens) { progress(epoch, step, steps, tokens); };
+            train_model_simple(model, data.train_loader, data.val_loader, optimizer, gen, tokenizer, settings, callbacks);
+            progress.finish();
+        });
+}
