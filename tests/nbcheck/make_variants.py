@@ -8,8 +8,9 @@ came (shared/seeds/003_*, 000_*, 001_*: zh .ipynb run on Colab with PyTorch 2.6;
 exports). ch04_book.ipynb is the book's ch04 notebook (rasbt/LLMs-from-scratch,
 ch04/01_main-chapter-code/ch04.ipynb at commit 921e91a0, run by the author on macOS with PyTorch
 2.2.1), unchanged but for its one figure, whose PNG data is shortened to "iVBORw0KGgo=".
-ch03_exercises_book.ipynb and ch04_exercises_book.ipynb are the book's exercise-solutions.ipynb of
-ch03/01_main-chapter-code and ch04/01_main-chapter-code at commit 28c65cd, unchanged.
+ch03_exercises_book.ipynb, ch04_exercises_book.ipynb and ch05_exercises_book.ipynb are the book's
+exercise-solutions.ipynb of ch03/01_main-chapter-code, ch04/01_main-chapter-code and
+ch05/01_main-chapter-code at commit 28c65cd, unchanged.
 This script writes:
   ch03_zh_one_number_changed.ipynb  one printed number changed (-0.4519 -> -0.4619 in the first
                                     output line of the 3.5.3 CausalAttention cell): that cell must differ
