@@ -36,7 +36,8 @@ const std::vector<std::string> kInverseVocab{"closer", "every", "effort", "forwa
 
 // The notebook's print_sampled_tokens(probas): 1,000 draws after torch.manual_seed(123), counted by
 // torch.bincount(torch.tensor(sample)) (no minlength), printed as f"{freq} x {inverse_vocab[i]}".  probas [V]
-static void print_sampled_tokens(Notebook& nb, Generator& gen, const Tensor<1>& probas) {
+// Only the answer calls it: unused in the student copy until then.
+[[maybe_unused]] static void print_sampled_tokens(Notebook& nb, Generator& gen, const Tensor<1>& probas) {
     gen.manual_seed(123);
     const auto sampled_ids = bincount_samples(gen, probas.data.data(), probas.data.size(), 1'000);
     for (std::size_t i = 0; i < sampled_ids.size(); ++i) nb.print(fmt::format("{} x {}", sampled_ids[i], kInverseVocab[i]));
