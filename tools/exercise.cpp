@@ -1,4 +1,4 @@
-// llmfs-exercise: the classroom exercises 3.1-4.3.
+// llmfs-exercise: the classroom exercises 3.1-5.3.
 //
 // For students:
 //   llmfs-exercise list                  each exercise: statement, the file to edit, the C++ it needs
@@ -24,6 +24,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "llmfs/app/cli.hpp"
@@ -64,7 +65,9 @@ int list() {
         std::cout << fmt::format("{}  {}  ({})\n{}\n  Edit: {}\n", e.id, e.title, e.program, e.statement, student_source(e));
         std::string names;
         for (const std::string& n : e.names) names += (names.empty() ? "" : ", ") + n;
-        std::cout << "  C++ you will need: " << names << "\n\n";
+        std::cout << "  C++ you will need: " << names << "\n";
+        if (!e.check_args.empty()) std::cout << fmt::format("  check runs {} {}\n", e.program, fmt::join(e.check_args, " "));
+        std::cout << "\n";
     }
     return 0;
 }
@@ -73,10 +76,12 @@ struct CheckOptions {
     std::string id, bernoulli = "mkl", program, golden;
 };
 
-// Runs one exercise program with --annotate and judges it against `golden_text`.
+// Runs one exercise program with --annotate (and the exercise's check_args) and judges it against `golden_text`.
 ExerciseCheck judge(const Exercise& e, const fs::path& program, const std::string& golden_text, const std::string& bernoulli,
                     const ProcessOptions& options = {}) {
-    const ProcessResult run = run_process(program, {"--annotate", "--bernoulli", bernoulli}, options);
+    std::vector<std::string> args{"--annotate", "--bernoulli", bernoulli};
+    args.insert(args.end(), e.check_args.begin(), e.check_args.end());
+    const ProcessResult run = run_process(program, args, options);
     return check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
 }
 
@@ -257,7 +262,7 @@ int grade(const GradeOptions& opt, const char* argv0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"The classroom exercises 3.1-4.3 of the book: list and check them (students); hand out,\n"
+    CLI::App app{"The classroom exercises 3.1-5.3 of the book: list and check them (students); hand out,\n"
                  "audit and grade them (instructors).",
                  "llmfs-exercise"};
     app.require_subcommand(1);

@@ -27,14 +27,9 @@ const char* const kSamplingNote =
 // (torch.bincount(..., minlength=len(probas))), printed as f"{freq} x {inverse_vocab[i]}".  probas [V]
 void print_sampled_tokens(Notebook& nb, Generator& gen, const Tensor<1>& probas, const std::vector<std::string>& inverse_vocab) {
     gen.manual_seed(123);  // Manual seed for reproducibility
-    std::vector<std::int64_t> sampled_ids(probas.data.size(), 0);
-    for (int i = 0; i < 1'000; ++i)  // torch.multinomial(probas, num_samples=1).item()
-        ++sampled_ids[static_cast<std::size_t>(multinomial_one(gen, probas.data.data(), probas.data.size()))];
+    const auto sampled_ids = bincount_samples(gen, probas.data.data(), probas.data.size(), 1'000, probas.data.size());
     for (std::size_t i = 0; i < sampled_ids.size(); ++i) nb.print(fmt::format("{} x {}", sampled_ids[i], inverse_vocab[i]));
 }
-
-// softmax_with_temperature(logits, temperature): torch.softmax(logits / temperature, dim=0)
-Tensor<1> softmax_with_temperature(const Tensor<1>& logits, double temperature) { return softmax(logits / temperature, 0); }
 
 }  // namespace
 

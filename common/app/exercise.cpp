@@ -47,6 +47,18 @@ const std::vector<Exercise>& exercises() {
          "drop_rate_shortcut (on the shortcut connections), and build a GPTModel whose dropout layers use\n"
          "them. Run it in training mode on the chapter-4 batch and print the logits as section 4.6 does.",
          {"Dropout(gen, rate)", "model.drop_emb, model.trf_blocks", "block.att.dropout, block.drop_shortcut", "cfg.drop_rate_emb, drop_rate_attn, drop_rate_shortcut"}},
+        {"5.1", "ch05_exercise_5_1", "Temperature-scaled softmax scores and sampling probabilities",
+         "print_sampled_tokens draws 1,000 tokens of the toy 9-word vocabulary from a probability vector and\n"
+         "prints how often each word was drawn. Print these frequencies for the softmax probabilities scaled with\n"
+         "the temperatures 1, 0.1 and 5: how often is \"pizza\" sampled in each case? Then give a faster and more\n"
+         "accurate answer: the probability of \"pizza\" at temperature 5 itself.",
+         {"print_sampled_tokens(nb, gen, probas)", "nb.print(...)", "select(tensor, i) (tensor[i])"}},
+        {"5.3", "ch05_exercise_5_3", "Deterministic behavior in the decoding functions",
+         "generate() samples the next token (top-k, temperature, torch.multinomial), so each call can return a\n"
+         "different text. Choose its settings so that it is deterministic, like generate_text_simple: calling it\n"
+         "twice must give the same text as generate_text_simple both times. (check runs the untrained model:\n"
+         "--untrained; with a model.pth from chapter 5 the program runs the notebook's trained model.)",
+         {"SamplingOptions::temperature", "SamplingOptions::top_k (std::optional)"}, {"--untrained"}},
         {"5.4", "ch05_exercise_5_4", "Continued pretraining",
          "Section 5.4 saved the trained model and its AdamW optimizer together in model_and_optimizer.pth. Load\n"
          "both from that file into a new GPTModel and AdamW and train one more epoch with train_model_simple\n"
@@ -114,7 +126,7 @@ std::string student_copy(std::string_view solution_source) {
             const std::string_view todo = body.substr(close + 3);
             // The id goes into generated C++ ("exercise_todo(\"3.1\", ...)"): only an exercise's id.
             const bool known = std::any_of(exercises().begin(), exercises().end(), [&](const Exercise& e) { return e.id == id; });
-            if (!known) fail("\"" + std::string(id).substr(0, 20) + "\" is not an exercise id (3.1 ... 4.3)");
+            if (!known) fail("\"" + std::string(id).substr(0, 20) + "\" is not an exercise id (3.1 ... 5.3)");
             if (todo.find('"') != std::string_view::npos || todo.find('\\') != std::string_view::npos)
                 fail("the TODO text must not contain quotes or backslashes");
             const std::string pad(indent, ' ');

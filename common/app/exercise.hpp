@@ -1,4 +1,4 @@
-// The classroom exercises of chapters 3 and 4 (the book's exercises 3.1-4.3): what each asks,
+// The classroom exercises of chapters 3 to 5 (the book's exercises 3.1-5.3): what each asks,
 // the helper a student build calls where an answer is still missing, how a student copy is made
 // from a solution, and how a program's output is judged against the expected one.
 #pragma once
@@ -17,6 +17,9 @@ struct Exercise {
     std::string title;      // "Comparing SelfAttention_v1 and SelfAttention_v2"
     std::string statement;  // what the student is asked to do, in a few sentences
     std::vector<std::string> names;  // the C++ the answer needs: "Tensor<2>::parameter(...)", "T(...)"
+    // What check, grade and the tests add to the program's command line: 5.3's "--untrained" (its
+    // model without the trained model.pth the notebook loads); nothing for the others.
+    std::vector<std::string> check_args = {};
 };
 
 // All exercises, in the book's order.

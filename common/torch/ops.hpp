@@ -274,6 +274,9 @@ Tensor<N> softmax(const Tensor<N>& t, int dim) {
     return {std::move(out), detail::node("SoftmaxBackward0", t)};
 }
 
+// 5.3.1's softmax_with_temperature(logits, temperature): torch.softmax(logits / temperature, dim=0).  [V] -> [V]
+inline Tensor<1> softmax_with_temperature(const Tensor<1>& logits, double temperature) { return softmax(logits / temperature, 0); }
+
 // ---- masks -------------------------------------------------------------------------------------
 
 Tensor<2> ones(std::size_t rows, std::size_t cols);    // torch.ones(rows, cols)

@@ -89,6 +89,17 @@ std::int64_t multinomial_one(Generator& gen, const float* probs, std::size_t V) 
     return static_cast<std::int64_t>(best);
 }
 
+std::vector<std::int64_t> bincount_samples(Generator& gen, const float* probs, std::size_t V, std::size_t n,
+                                           std::size_t minlength) {
+    std::vector<std::int64_t> counts(minlength, 0);
+    for (std::size_t i = 0; i < n; ++i) {  // torch.multinomial(probas, num_samples=1).item()
+        const auto id = static_cast<std::size_t>(multinomial_one(gen, probs, V));
+        if (id >= counts.size()) counts.resize(id + 1, 0);  // torch.bincount: up to the largest id
+        ++counts[id];
+    }
+    return counts;
+}
+
 std::int64_t argmax_reference(const float* x, std::size_t n) {
     if (n == 0) throw std::invalid_argument("argmax: no values");
     std::size_t best = 0;

@@ -31,6 +31,15 @@ std::int64_t multinomial_one(Generator& gen, const float* probs, std::size_t V);
 // multinomial_one is tested against (sampling_test.cpp).
 std::int64_t multinomial_one_reference(Generator& gen, const float* probs, std::size_t V);
 
+// 5.3.1's print_sampled_tokens(probas) without its printing (the caller seeds gen first):
+//   sample = [torch.multinomial(probas, num_samples=1).item() for i in range(n)]
+//   torch.bincount(torch.tensor(sample), minlength=minlength)
+// how often each id was drawn, for the ids 0 .. max(minlength, largest id drawn + 1) - 1: the
+// chapter's cell passes minlength=len(probas), the exercise-5.1 cell none (ids above the largest
+// drawn one are then not counted, nor printed). probs [V] as multinomial_one's.
+std::vector<std::int64_t> bincount_samples(Generator& gen, const float* probs, std::size_t V, std::size_t n,
+                                           std::size_t minlength = 0);
+
 // torch.argmax(x) over one row x [n]: the first index of the maximum, a NaN counting as the maximum.
 // Throws std::invalid_argument when n == 0. Two passes that vectorise (the largest value and
 // whether there is a NaN, then the first index holding it): 4 to 8 us over GPT-2's 50,257 logits

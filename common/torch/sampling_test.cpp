@@ -158,6 +158,26 @@ TEST_CASE("the notebook's 5.3.1 draws: 1,000 multinomial samples at T = 1, 0.1, 
     }
 }
 
+TEST_CASE("bincount_samples counts the 5.3.1 draws as torch.bincount does, with and without minlength") {
+    for (const Case& c : cases_of_kind("notebook")) {
+        DYNAMIC_SECTION(c.name) {
+            const std::vector<float> probs = hex_floats(c.words("probs"), 0);
+            std::vector<std::int64_t> counts = c.indices("counts");  // bincount(..., minlength=len(probas))
+            Generator gen;
+            gen.manual_seed(c.number("seed"));
+            CHECK(bincount_samples(gen, probs.data(), probs.size(), c.number("steps"), probs.size()) == counts);
+            // Without minlength (exercise 5.1's cell): only up to the largest id drawn.
+            while (!counts.empty() && counts.back() == 0) counts.pop_back();
+            gen.manual_seed(c.number("seed"));
+            CHECK(bincount_samples(gen, probs.data(), probs.size(), c.number("steps")) == counts);
+        }
+    }
+    Generator gen;
+    const std::vector<float> only_first{1.0f, 0.0f, 0.0f};
+    CHECK(bincount_samples(gen, only_first.data(), 3, 5) == std::vector<std::int64_t>{5});
+    CHECK(bincount_samples(gen, only_first.data(), 3, 0, 3) == std::vector<std::int64_t>{0, 0, 0});
+}
+
 TEST_CASE("multinomial_one (bulk draws, logs skipped) equals the reference loop on many seeds, sizes and shapes") {
     // uniform weights with zeros; a peaked softmax, as logits / T give; a spike among subnormals
     for (const char* shape : {"uniform", "peaked", "spike"}) {

@@ -8,8 +8,9 @@ came (shared/seeds/003_*, 000_*, 001_*: zh .ipynb run on Colab with PyTorch 2.6;
 exports). ch04_book.ipynb is the book's ch04 notebook (rasbt/LLMs-from-scratch,
 ch04/01_main-chapter-code/ch04.ipynb at commit 921e91a0, run by the author on macOS with PyTorch
 2.2.1), unchanged but for its one figure, whose PNG data is shortened to "iVBORw0KGgo=".
-ch03_exercises_book.ipynb and ch04_exercises_book.ipynb are the book's exercise-solutions.ipynb of
-ch03/01_main-chapter-code and ch04/01_main-chapter-code at commit 28c65cd, unchanged.
+ch03_exercises_book.ipynb, ch04_exercises_book.ipynb and ch05_exercises_book.ipynb are the book's
+exercise-solutions.ipynb of ch03/01_main-chapter-code, ch04/01_main-chapter-code and
+ch05/01_main-chapter-code at commit 28c65cd, unchanged.
 ch05_book.ipynb is the book's ch05/01_main-chapter-code/ch05.ipynb at commit 28c65cd (last changed in
 be5e2a3; 5.1 run on macOS, 5.2 on Apple's MPS device), its figures' PNG data shortened as above.
 This script writes:

@@ -1,0 +1,113 @@
+// Exercise 5.1: Temperature-scaled softmax scores and sampling probabilities
+//
+// The problem: with print_sampled_tokens (section 5.3.1), print how often each word of the toy
+// 9-word vocabulary is sampled (1,000 draws) from the softmax probabilities scaled with the
+// temperatures 1, 0.1 and 5. How often is "pizza" sampled in each case? Then find a faster and
+// more accurate way to know how often "pizza" would be sampled: its probability itself.
+//
+// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 5):
+//   next_token_logits = torch.tensor([4.51, 0.89, -1.90, 6.75, 1.63, -1.62, -1.89, 6.28, 1.79])
+//   def print_sampled_tokens(probas):      # as in 5.3.1, but bincount without minlength: a word
+//       ...                                # after the last one sampled is not printed
+//   scaled_probas = [softmax_with_temperature(next_token_logits, T) for T in temperatures]
+//   for i, probas in enumerate(scaled_probas):
+//       print("\n\nTemperature:", temperatures[i])
+//       print_sampled_tokens(probas)
+//   temp5_idx = 2
+//   pizza_idx = 6
+//   scaled_probas[temp5_idx][pizza_idx]    # tensor(0.0430)
+//
+// torch.multinomial follows PyTorch's default CPU exponential_ kernel with --bernoulli mkl too
+// (chapters/ch05/decoding.cpp): the outputs are the same in both modes.
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "llmfs/app/cli.hpp"
+#include "llmfs/app/exercise.hpp"
+#include "llmfs/torch/ops.hpp"
+#include "llmfs/torch/sampling.hpp"
+
+using namespace llmfs;
+
+const std::vector<std::string> kInverseVocab{"closer", "every", "effort", "forward", "inches",
+                                             "moves",  "pizza", "toward", "you"};
+
+// The notebook's print_sampled_tokens(probas): 1,000 draws after torch.manual_seed(123), counted by
+// torch.bincount(torch.tensor(sample)) (no minlength), printed as f"{freq} x {inverse_vocab[i]}".  probas [V]
+// Only the answer calls it: unused in the student copy until then.
+[[maybe_unused]] static void print_sampled_tokens(Notebook& nb, Generator& gen, const Tensor<1>& probas) {
+    gen.manual_seed(123);
+    const auto sampled_ids = bincount_samples(gen, probas.data.data(), probas.data.size(), 1'000);
+    for (std::size_t i = 0; i < sampled_ids.size(); ++i) nb.print(fmt::format("{} x {}", sampled_ids[i], kInverseVocab[i]));
+}
+
+// The sampling frequencies at each temperature: scaled_probas[i] are the probabilities at temperatures[i].
+static void print_frequencies(Notebook& nb, Generator& gen, const std::vector<double>& temperatures,
+                              const std::vector<Tensor<1>>& scaled_probas) {
+    // TODO(exercise 5.1): for each temperature print two blank lines and Temperature: with it, then print_sampled_tokens of its probabilities
+    exercise_todo("5.1", "for each temperature print two blank lines and Temperature: with it, then print_sampled_tokens of its probabilities");
+}
+
+// The exact probability of the word pizza_idx at the temperature temp5_idx: a 0-d tensor.
+static Tensor<0> pizza_probability(const std::vector<Tensor<1>>& scaled_probas, std::size_t temp5_idx, std::size_t pizza_idx) {
+    // TODO(exercise 5.1): return the probability of the word pizza_idx among the probabilities at temperature temp5_idx
+    exercise_todo("5.1", "return the probability of the word pizza_idx among the probabilities at temperature temp5_idx");
+}
+
+int main(int argc, char** argv) {
+    return run_chapter(argc, argv, "Exercise 5.1: temperature-scaled softmax scores and sampling probabilities",
+                       [](Notebook& nb, Generator& gen) {
+        nb.section("Exercise 5.1: Temperature-scaled softmax scores and sampling probabilities");
+        nb.code("import torch\n"
+                "\n"
+                "vocab = { \n"
+                "    \"closer\": 0,\n"
+                "    \"every\": 1, \n"
+                "    \"effort\": 2, \n"
+                "    \"forward\": 3,\n"
+                "    \"inches\": 4,\n"
+                "    \"moves\": 5, \n"
+                "    \"pizza\": 6,\n"
+                "    \"toward\": 7,\n"
+                "    \"you\": 8,\n"
+                "} \n"
+                "inverse_vocab = {v: k for k, v in vocab.items()}\n"
+                "\n"
+                "next_token_logits = torch.tensor(\n"
+                "    [4.51, 0.89, -1.90, 6.75, 1.63, -1.62, -1.89, 6.28, 1.79]\n"
+                ")\n"
+                "\n"
+                "def print_sampled_tokens(probas):\n"
+                "    torch.manual_seed(123)\n"
+                "    sample = [torch.multinomial(probas, num_samples=1).item() for i in range(1_000)]\n"
+                "    sampled_ids = torch.bincount(torch.tensor(sample))\n"
+                "    for i, freq in enumerate(sampled_ids):\n"
+                "        print(f\"{freq} x {inverse_vocab[i]}\")\n"
+                "\n"
+                "\n"
+                "def softmax_with_temperature(logits, temperature):\n"
+                "    scaled_logits = logits / temperature\n"
+                "    return torch.softmax(scaled_logits, dim=0)\n"
+                "\n"
+                "\n"
+                "temperatures = [1, 0.1, 5]  # Original, higher, and lower temperature\n"
+                "scaled_probas = [softmax_with_temperature(next_token_logits, T) for T in temperatures]");
+        const Tensor<1> next_token_logits = Array<1>{4.51f, 0.89f, -1.90f, 6.75f, 1.63f, -1.62f, -1.89f, 6.28f, 1.79f};  // [V=9]
+        const std::vector<double> temperatures{1, 0.1, 5};  // Original, higher, and lower temperature
+        std::vector<Tensor<1>> scaled_probas;               // each [V]
+        for (const double T : temperatures) scaled_probas.push_back(softmax_with_temperature(next_token_logits, T));
+
+        nb.code("for i, probas in enumerate(scaled_probas):\n"
+                "    print(\"\\n\\nTemperature:\", temperatures[i])\n"
+                "    print_sampled_tokens(probas)");
+        print_frequencies(nb, gen, temperatures, scaled_probas);
+
+        nb.code("temp5_idx = 2\n"
+                "pizza_idx = 6\n"
+                "\n"
+                "scaled_probas[temp5_idx][pizza_idx]");
+        nb.print(pizza_probability(scaled_probas, 2, 6));
+    });
+}
