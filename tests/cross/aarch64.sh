@@ -87,7 +87,7 @@ selection=(-L unit)
 # than everything else here together); and the --annotate and command-line tests (labels cli and
 # tool), which print the numbers the golden tests check, around the notebook's cells: under qemu
 # each ch04 program runs 50 to 100 times slower, and .ci/run keeps to its time budget.
-[[ $what == all ]] && selection=(-L '^(unit|golden|sources)$' -E '^(golden, this CPU.s BLAS: ((ch04_gpt|ch04_dummy_gpt|ch04_exercise_4_3) --bernoulli default|(ch04_exercise_4_2|ch04_kv_cache|ch04_kv_cache_optimized|ch04_gpt_script) --bernoulli [a-z]+|ch05_pretraining --stop-after 5\.1)|kv_cache_optimized: ?tests.py test_gpt_model_equivalence_not_cached.*|script: ch04_kv_mha .*--max_new_tokens 1100)$')
+[[ $what == all ]] && selection=(-L '^(unit|golden|sources)$' -E '^(golden, this CPU.s BLAS: ((ch04_gpt|ch04_dummy_gpt|ch04_exercise_4_3) --bernoulli default|(ch04_exercise_4_2|ch04_kv_cache|ch04_kv_cache_optimized|ch04_gpt_script) --bernoulli [a-z]+|ch05_pretraining --stop-after 5\.1|ch05_exercise_5_3 --bernoulli default)|kv_cache_optimized: ?tests.py test_gpt_model_equivalence_not_cached.*|script: ch04_kv_mha .*--max_new_tokens 1100)$')
 status=0
 ctest --test-dir build-aarch64 --output-on-failure -j2 --timeout 900 "${selection[@]}" || status=$?
 
