@@ -67,6 +67,9 @@ int list() {
         for (const std::string& n : e.names) names += (names.empty() ? "" : ", ") + n;
         std::cout << "  C++ you will need: " << names << "\n";
         if (!e.check_args.empty()) std::cout << fmt::format("  check runs {} {}\n", e.program, fmt::join(e.check_args, " "));
+        if (!e.checkpoint_train_args.empty())
+            std::cout << fmt::format("  check continues the checkpoint of llmfs-train {} --save model_and_optimizer.pth --with-optimizer\n",
+                                     fmt::join(e.checkpoint_train_args, " "));
         std::cout << "\n";
     }
     return 0;
@@ -76,11 +79,25 @@ struct CheckOptions {
     std::string id, bernoulli = "mkl", program, golden;
 };
 
-// Runs one exercise program with --annotate (and the exercise's check_args) and judges it against `golden_text`.
-ExerciseCheck judge(const Exercise& e, const fs::path& program, const std::string& golden_text, const std::string& bernoulli,
-                    const ProcessOptions& options = {}) {
+// Runs one exercise program with --annotate (and the exercise's check_args) and judges it against
+// `golden_text`. An exercise that continues a checkpoint (5.4) gets the one its golden continues,
+// trained first by `tools`/llmfs-train (this build's, never a student's) in a folder of its own.
+ExerciseCheck judge(const Exercise& e, const fs::path& program, const fs::path& tools, const std::string& golden_text,
+                    const std::string& bernoulli, const ProcessOptions& options = {}) {
     std::vector<std::string> args{"--annotate", "--bernoulli", bernoulli};
     args.insert(args.end(), e.check_args.begin(), e.check_args.end());
+    std::optional<TempFolder> scratch;
+    if (!e.checkpoint_train_args.empty()) {
+        scratch.emplace("llmfs-exercise");
+        const fs::path checkpoint = scratch->path() / "model_and_optimizer.pth";
+        std::vector<std::string> train = e.checkpoint_train_args;
+        train.insert(train.end(), {"--save", checkpoint.string(), "--with-optimizer"});
+        const ProcessResult trained = run_process(tools / "llmfs-train", train, options);
+        if (trained.exit_code != 0)
+            throw std::runtime_error(fmt::format("exercise {}: llmfs-train {} failed (exit {}), so there is no checkpoint to continue: {}",
+                                                 e.id, fmt::join(train, " "), trained.exit_code, trained.err));
+        args.insert(args.end(), {"--checkpoint", checkpoint.string()});
+    }
     const ProcessResult run = run_process(program, args, options);
     return check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
 }
@@ -116,7 +133,7 @@ int check(const CheckOptions& opt, const char* argv0) {
     }
     if (!fs::exists(program))
         throw std::runtime_error(fmt::format("{} is not built: run cmake --build build --target {}", program.string(), e.program));
-    ExerciseCheck result = judge(e, program, expected, opt.bernoulli);
+    ExerciseCheck result = judge(e, program, executable_dir(argv0), expected, opt.bernoulli);
     // The program runs in this environment, so OpenBLAS picked the same kernel for it as for us.
     if (const std::string note = blas_kernel_note(); result.verdict == ExerciseVerdict::close && !note.empty())
         result.message += "\n  close: " + note;
@@ -225,7 +242,8 @@ int grade(const GradeOptions& opt, const char* argv0) {
                     // a training exercise (5.4) has the default kernel's golden only
                     if (!fs::exists(data / "golden" / kernel / (e->program + ".txt")) && std::string(kernel) == "mkl") continue;
                     const std::string golden = read_file_checked(data / "golden" / kernel / (e->program + ".txt"));
-                    const ExerciseVerdict v = judge(*e, project / "build" / "bin" / e->program, golden, kernel, run_options).verdict;
+                    const ExerciseVerdict v =
+                        judge(*e, project / "build" / "bin" / e->program, executable_dir(argv0), golden, kernel, run_options).verdict;
                     verdict = std::max(verdict, v);  // the worse of the two dropout modes (the enum's order)
                 }
             }

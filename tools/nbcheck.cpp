@@ -128,17 +128,8 @@ std::pair<std::size_t, std::size_t> dropout_agreement(const Check& check, const 
 // A check writes nothing that stays: the figures the programs draw (ch04_feed_forward's GELU plot)
 // go to a temporary folder, removed when the check ends.
 struct ScratchFigures {
-    std::filesystem::path dir;
-    ScratchFigures() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "llmfs-nbcheck-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a temporary folder in " + pattern);
-        dir = pattern;
-        ::setenv("LLMFS_FIGURE_DIR", dir.c_str(), 1);  // the programs run next inherit it
-    }
-    ~ScratchFigures() {
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-    }
+    llmfs::TempFolder dir{"llmfs-nbcheck"};
+    ScratchFigures() { ::setenv("LLMFS_FIGURE_DIR", dir.path().c_str(), 1); }  // the programs run next inherit it
 };
 
 struct Options {

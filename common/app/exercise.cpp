@@ -63,8 +63,13 @@ const std::vector<Exercise>& exercises() {
          "Section 5.4 saved the trained model and its AdamW optimizer together in model_and_optimizer.pth. Load\n"
          "both from that file into a new GPTModel and AdamW and train one more epoch with train_model_simple\n"
          "(torch.manual_seed(123), new loaders, eval_iter 5), continuing as if the training had never stopped.\n"
-         "Needs model_and_optimizer.pth in the current folder (llmfs-train --save model_and_optimizer.pth --with-optimizer).",
-         {"TorchStateDict (checkpoint)", "load_state_dict(model, checkpoint)", "load_adamw_state_dict(checkpoint, model, optimizer)"}},
+         "The program reads model_and_optimizer.pth in the current folder or --checkpoint FILE; check first\n"
+         "trains a small GPT for one epoch with llmfs-train (seconds) and continues that one.",
+         {"TorchStateDict (checkpoint)", "load_state_dict(model, checkpoint)", "load_adamw_state_dict(checkpoint, model, optimizer)"},
+         {},
+         // tests/goldens/resume_reference.py's first run: the-verdict.txt, 2.x's AdamW
+         {"--seed", "123", "--context-length", "16", "--emb-dim", "24", "--n-heads", "12", "--n-layers", "1", "--drop-rate", "0.1",
+          "--lr", "0.0004", "--weight-decay", "0.1", "--epochs", "1"}},
     };
     return all;
 }

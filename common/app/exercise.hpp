@@ -20,6 +20,10 @@ struct Exercise {
     // What check, grade and the tests add to the program's command line: 5.3's "--untrained" (its
     // model without the trained model.pth the notebook loads); nothing for the others.
     std::vector<std::string> check_args = {};
+    // For an exercise that continues a checkpoint (5.4): llmfs-train's arguments for the one whose
+    // continuation the expected output is (a small GPT, seconds). check and grade train it first,
+    // with this build's llmfs-train, into a folder of their own, and pass it as --checkpoint FILE.
+    std::vector<std::string> checkpoint_train_args = {};
 };
 
 // All exercises, in the book's order.

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <thread>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -129,6 +130,18 @@ std::filesystem::path executable_dir(const char* argv0) {
     const std::filesystem::path self = executable_path(ec);
     if (!ec) return self.parent_path();
     return std::filesystem::absolute(argv0, ec).parent_path();
+}
+
+TempFolder::TempFolder(const std::string& prefix) {
+    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+        throw std::runtime_error("cannot create a temporary folder " + pattern + ": " + std::strerror(errno));
+    path_ = pattern;
+}
+
+TempFolder::~TempFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
 }
 
 }  // namespace llmfs

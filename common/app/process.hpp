@@ -31,4 +31,18 @@ ProcessResult run_process(const std::filesystem::path& program, const std::vecto
 // The directory of the running executable (text/data_dir's executable_path), else argv[0]'s (made absolute).
 std::filesystem::path executable_dir(const char* argv0);
 
+// A new, empty folder in the system's temporary folder ("<tmp>/<prefix>-XXXXXX"), removed with
+// everything in it when this object goes. Throws std::runtime_error when it cannot be made.
+class TempFolder {
+public:
+    explicit TempFolder(const std::string& prefix = "llmfs");
+    ~TempFolder();
+    TempFolder(const TempFolder&) = delete;
+    TempFolder& operator=(const TempFolder&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
 }  // namespace llmfs
