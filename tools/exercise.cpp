@@ -1,4 +1,4 @@
-// llmfs-exercise: the classroom exercises 3.1-5.3.
+// llmfs-exercise: the classroom exercises 3.1-5.4.
 //
 // For students:
 //   llmfs-exercise list                  each exercise: statement, the file to edit, the C++ it needs
@@ -73,6 +73,14 @@ int list() {
         std::cout << "\n";
     }
     return 0;
+}
+
+// The dropout kernels an exercise has expected outputs for in `data`: both, or only "default" for
+// a training exercise (5.4: PyTorch's goldens on OpenBLAS only, an MKL build's sgemm cannot be matched).
+std::vector<std::string> golden_kernels(const fs::path& data, const Exercise& e) {
+    if (!fs::exists(data / "golden" / "mkl" / (e.program + ".txt")) && fs::exists(data / "golden" / "default" / (e.program + ".txt")))
+        return {"default"};
+    return {"mkl", "default"};
 }
 
 struct CheckOptions {
@@ -238,9 +246,7 @@ int grade(const GradeOptions& opt, const char* argv0) {
                                                                  : run_cmake({"--build", (project / "build").string(), "--target", e->program});
             if (made.exit_code == 0) {
                 verdict = ExerciseVerdict::match;
-                for (const char* kernel : {"mkl", "default"}) {
-                    // a training exercise (5.4) has the default kernel's golden only
-                    if (!fs::exists(data / "golden" / kernel / (e->program + ".txt")) && std::string(kernel) == "mkl") continue;
+                for (const std::string& kernel : golden_kernels(data, *e)) {
                     const std::string golden = read_file_checked(data / "golden" / kernel / (e->program + ".txt"));
                     const ExerciseVerdict v =
                         judge(*e, project / "build" / "bin" / e->program, executable_dir(argv0), golden, kernel, run_options).verdict;
@@ -280,7 +286,7 @@ int grade(const GradeOptions& opt, const char* argv0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"The classroom exercises 3.1-5.3 of the book: list and check them (students); hand out,\n"
+    CLI::App app{"The classroom exercises 3.1-5.4 of the book: list and check them (students); hand out,\n"
                  "audit and grade them (instructors).",
                  "llmfs-exercise"};
     app.require_subcommand(1);
@@ -325,13 +331,9 @@ int main(int argc, char** argv) {
                "runtime-error, not-finished (a TODO is left). Instructors: docs/classroom.md.");
     return run_tool(app, argc, argv, [&] {
         if (*check_cmd) {
-            // A training exercise (5.4) has goldens from PyTorch on OpenBLAS only (an MKL build's
-            // sgemm cannot be matched): without --bernoulli, it is checked the default way.
-            if (check_cmd->get_option("--bernoulli")->count() == 0 && check_opt.golden.empty()) {
-                const std::string program = find_exercise(check_opt.id).program;
-                if (!fs::exists(data_dir() / "golden" / "mkl" / (program + ".txt")) && fs::exists(data_dir() / "golden" / "default" / (program + ".txt")))
-                    check_opt.bernoulli = "default";
-            }
+            // Without --bernoulli, an exercise with the default kernel's goldens only (5.4) is checked that way.
+            if (check_cmd->get_option("--bernoulli")->count() == 0 && check_opt.golden.empty())
+                check_opt.bernoulli = golden_kernels(data_dir(), find_exercise(check_opt.id)).front();
             return check(check_opt, argv[0]);
         }
         if (*handout_cmd) return handout(handout_dir);
