@@ -268,54 +268,18 @@ public:
     BandwidthProbe(const BandwidthProbe&) = delete;
     BandwidthProbe& operator=(const BandwidthProbe&) = delete;
 
-    // A read pass just before a decoding step. The step's time, from this pass's end to the next
-    // pass (or to end_step()), is kept beside this pass's bandwidth, for share_when().
+    // A read pass just before a decoding step.
     void pass() {
-        end_step();
         const auto start = Clock::now();
         sink_ = read_pass(buffer_, kFloats);
         const double pass_s = seconds_since(start);
         seconds_ += pass_s;
         ++passes_;
-        step_bandwidth_ = static_cast<double>(kFloats * sizeof(float)) / pass_s;
-        step_start_ = Clock::now();
-        in_step_ = true;
-    }
-    // The step after the last pass is over. (After generate's last token a pass starts no step:
-    // that one is never ended, so not kept.)
-    void end_step() {
-        if (!in_step_) return;
-        steps_.push_back({step_bandwidth_, seconds_since(step_start_)});
-        in_step_ = false;
     }
     double seconds() const { return seconds_; }  // all passes so far
     double bytes_per_s() const { return static_cast<double>(passes_ * kFloats * sizeof(float)) / seconds_; }
 
-    // The host's two regimes (docs/performance.md, "Two regimes"): the steps after a pass that read under kFastMoment bytes/s,
-    // or from it. Each step's bound is bytes_per_step at its own pass's bandwidth; the share is
-    // their sum over the steps' time. No steps: share 0.
-    static constexpr double kFastMoment = 70e9;
-    struct Moments {
-        double share = 0.0;
-        std::size_t steps = 0;
-    };
-    Moments share_when(bool fast, double bytes_per_step) const {
-        double bound_s = 0.0, taken_s = 0.0;
-        std::size_t steps = 0;
-        for (const Step& step : steps_) {
-            if ((step.bandwidth >= kFastMoment) != fast) continue;
-            bound_s += bytes_per_step / step.bandwidth;
-            taken_s += step.seconds;
-            ++steps;
-        }
-        return {taken_s > 0 ? bound_s / taken_s : 0.0, steps};
-    }
-
 private:
-    struct Step {
-        double bandwidth;  // bytes/s of the pass before it
-        double seconds;
-    };
     static constexpr std::size_t kFloats = std::size_t{128} << 20;
     static constexpr std::size_t kAlign = std::size_t{2} << 20;
     static constexpr std::size_t kMapped = kFloats * sizeof(float) + kAlign;
@@ -324,43 +288,12 @@ private:
     double seconds_ = 0.0;
     std::size_t passes_ = 0;
     volatile float sink_ = 0.0f;  // the sums are kept, so the passes are not optimised away
-    std::vector<Step> steps_;
-    double step_bandwidth_ = 0.0;
-    Clock::time_point step_start_;
-    bool in_step_ = false;
 };
-
-// "95% in 120 steps under 70 GB/s, 87% in 79 from it": the share of the bound by moment.
-std::string describe_moments(const BandwidthProbe& probe, double bytes_per_step) {
-    auto part = [&](bool fast) {
-        const BandwidthProbe::Moments m = probe.share_when(fast, bytes_per_step);
-        return m.steps ? fmt::format("{:.0f}% in {} step{}", 100.0 * m.share, m.steps, m.steps == 1 ? "" : "s")
-                       : std::string("no steps");
-    };
-    return fmt::format("{} under {:.0f} GB/s, {} from it", part(false), BandwidthProbe::kFastMoment / 1e9, part(true));
-}
-
-// The same for --json: share and steps by moment (the share null where there were no steps).
-void add_moments(nlohmann::json& row, const BandwidthProbe& probe, double bytes_per_step) {
-    for (const bool fast : {false, true}) {
-        const BandwidthProbe::Moments m = probe.share_when(fast, bytes_per_step);
-        const std::string when = fmt::format("{}_{:.0f}_gbps", fast ? "from" : "below", BandwidthProbe::kFastMoment / 1e9);
-        row["share_of_bound_" + when] = m.steps ? nlohmann::json(m.share) : nlohmann::json(nullptr);
-        row["steps_" + when] = m.steps;
-    }
-}
 
 // What a decode's steps did, from two readings of gemv_runs() around them (the prompt left out).
 struct StepWork {
     GemvRuns before, after;
 
-    // The share of the pooled gemv runs that prefetched W (kernels.hpp's Prefetch: with auto,
-    // whichever row loop streamed faster lately).
-    double prefetching_share() const {
-        const double prefetching = static_cast<double>(after.prefetching - before.prefetching);
-        const double all = prefetching + static_cast<double>(after.plain - before.plain);
-        return all > 0 ? prefetching / all : 0.0;
-    }
     // Where the steps' decode_s seconds went: the one-row products (gemv), the attention heads, the
     // rest (LayerNorm, residual adds, argmax, many-row products); and the rate the products
     // read W at, over the read passes' bytes/s. What a step loses against its bound is in these.
@@ -471,7 +404,6 @@ int generate(const GenerateOptions& o) {
     // The decode again, a read pass between its steps: its rate beside the bandwidth of the same moments.
     BandwidthProbe probe;
     const DecodeTiming probed = time_decode(o, model, idx, &probe);
-    const double prefetching = probed.work.prefetching_share();
     const double bandwidth = probe.bytes_per_s();
     const std::optional<StepWork::Shares> step_time = probed.work.shares(probed.decode_s, bandwidth);
     const char* path = describe(o.path);
@@ -492,8 +424,7 @@ int generate(const GenerateOptions& o) {
             {"total_tokens_per_s", static_cast<double>(o.tokens) / (first_token_s + decode_s)}, {"peak_rss_bytes", rss},
             {"read_bandwidth_bytes_per_s", bandwidth}, {"weight_bytes_per_step", weight_bytes},
             {"bandwidth_bound_tokens_per_s", bound}, {"probed_decode_tokens_per_s", probed.rate},
-            {"share_of_bound", probed.rate / bound}, {"prefetching_runs_share", prefetching}};
-        add_moments(report, probe, weight_bytes);
+            {"share_of_bound", probed.rate / bound}};
         add_step_time(report, step_time);
         if (loaded) {
             report["busy_processes"] = o.load;
@@ -517,10 +448,6 @@ int generate(const GenerateOptions& o) {
                              bandwidth / 1e9, probed.rate)
               << fmt::format("bound                {:.1f} tokens/s ({:.0f} MB of weights per step); the second decode reaches {:.0f}%\n",
                              bound, weight_bytes / 1e6, 100.0 * probed.rate / bound)
-              << fmt::format("by moment            {} (each step against the pass before it)\n",
-                             describe_moments(probe, weight_bytes))
-              << fmt::format("row loop             prefetching in {:.0f}% of the second decode's products (LLMFS_PREFETCH=auto|on|off)\n",
-                             100.0 * prefetching)
               << fmt::format("step time            {} (the second decode)\n", describe_step_time(step_time));
     if (loaded)
         std::cout << fmt::format("under load           {:.1f} tokens/s beside {} busy process{} ({:.0f}% of idle; prompt {:.3f} s)\n",
@@ -590,7 +517,6 @@ VariantDecode time_variant_decode(VariantGPTModel& model, const std::vector<std:
         if (probe) probe->pass();
         logits = model.forward({argmax(logits.data(), model.cfg.vocab_size)}, true, true);
     }
-    if (probe) probe->end_step();
     d.decode_s = seconds_since(start) - (probe ? probe->seconds() - passes_before : 0.0);
     d.work.after = gemv_runs();
     return d;
@@ -622,8 +548,7 @@ int variants(const VariantsOptions& o) {
         BandwidthProbe probe;
         const VariantDecode probed = time_variant_decode(model, prompt, o.tokens, &probe);
         const double probed_rate = static_cast<double>(o.tokens) / probed.decode_s;
-        const double prefetching = probed.work.prefetching_share();
-        const double bandwidth = probe.bytes_per_s();
+            const double bandwidth = probe.bytes_per_s();
         const std::optional<StepWork::Shares> step_time = probed.work.shares(probed.decode_s, bandwidth);
         // A step streams the weights it uses and reads the cache (on average half-way between its sizes).
         const double step_bytes = static_cast<double>(model.parameters_per_token()) * sizeof(float) +
@@ -634,8 +559,7 @@ int variants(const VariantsOptions& o) {
                                   {"bytes_per_step", step_bytes}, {"kv_cache_bytes", cache}, {"estimator_kv_bytes", expected_cache},
                                   {"read_bandwidth_bytes_per_s", bandwidth}, {"bound_tokens_per_s", bound},
                                   {"probed_decode_tokens_per_s", probed_rate}, {"share_of_bound", probed_rate / bound},
-                                  {"peak_rss_bytes", peak_rss}, {"prefetching_runs_share", prefetching}};
-            add_moments(row, probe, step_bytes);
+                                  {"peak_rss_bytes", peak_rss}};
             add_step_time(row, step_time);
             rows.push_back(std::move(row));
             continue;
@@ -644,8 +568,6 @@ int variants(const VariantsOptions& o) {
                                  run.prompt_s, step_bytes / 1e6, cache, expected_cache, bandwidth / 1e9, bound,
                                  100.0 * probed_rate / bound,
                                  static_cast<std::int64_t>(cache) == expected_cache ? "" : "  (cache != estimator)")
-                  << fmt::format("{:<8}by moment: {}; prefetching in {:.0f}% of the products\n", "",
-                                 describe_moments(probe, step_bytes), 100.0 * prefetching)
                   << fmt::format("{:<8}step time: {}\n", "", describe_step_time(step_time));
     }
     if (o.json) {

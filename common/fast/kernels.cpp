@@ -82,8 +82,7 @@ inline v8 load8(const float* p) {  // an unaligned load, without breaking aliasi
     return s0 + s1;                                                                  // lane[0] += lane[1]
 }
 
-// Prefetch: W's stream 4 KB ahead as well (see Prefetch in kernels.hpp); a hint only, the same bits.
-template <bool Prefetch = true>
+// W's stream is prefetched 4 KB ahead as well: a hint only, the same bits.
 [[gnu::always_inline]] inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
     static_assert(kDotLanes == 32, "four vectors of 8 lanes");
     v8 a0{}, a1{}, a2{}, a3{};  // lane[l] sums w[i] * x[i] for i = l (mod 32)
@@ -93,10 +92,8 @@ template <bool Prefetch = true>
         // prefetcher alone kept gemv at 88-91% of a plain summing loop's rate when the VM's memory
         // ran at 73 GB/s, 96-98% with these. A hint only: it changes no result (and reading past
         // the end of W cannot fault).
-        if (Prefetch) {
-            __builtin_prefetch(w + i + 1024, 0, 3);
-            __builtin_prefetch(w + i + 1024 + 16, 0, 3);
-        }
+        __builtin_prefetch(w + i + 1024, 0, 3);
+        __builtin_prefetch(w + i + 1024 + 16, 0, 3);
         a0 += load8(w + i) * load8(x + i);
         a1 += load8(w + i + 8) * load8(x + i + 8);
         a2 += load8(w + i + 16) * load8(x + i + 16);
@@ -107,12 +104,11 @@ template <bool Prefetch = true>
 
 // dot_lanes of three rows at once: each 8 floats of x loaded once for the three rows' products.
 // Row r's lanes see the same products and sums in the same order as dot_lanes_inline(w_r, x, k),
-// so the same bits. Prefetch: each row's stream 4 KB ahead as well, as dot_lanes_inline does.
+// so the same bits. Each row's stream is prefetched 4 KB ahead as well, as dot_lanes_inline does.
 // Twelve vectors of lanes and one of x fit AVX2's 16 registers (and NEON's 32, two each); SSE2's 16
 // cannot hold the 24 halves, so some live on the stack (in a harness that build still read 5%
 // faster than one row at a time: docs/performance-history.md). Always inlined: called from a
 // target_clones function, an outlined copy would be built for the default target only.
-template <bool Prefetch>
 [[gnu::always_inline]] inline void dot_lanes_three(const float* w0, const float* w1, const float* w2,
                                                    const float* x, std::size_t k, float& y0, float& y1, float& y2) {
     v8 a0{}, a1{}, a2{}, a3{};  // row 0's lanes
@@ -120,11 +116,9 @@ template <bool Prefetch>
     v8 c0{}, c1{}, c2{}, c3{};  // row 2's
     std::size_t i = 0;
     for (; i + kDotLanes <= k; i += kDotLanes) {
-        if (Prefetch) {
-            for (const float* w : {w0, w1, w2}) {
-                __builtin_prefetch(w + i + 1024, 0, 3);
-                __builtin_prefetch(w + i + 1024 + 16, 0, 3);
-            }
+        for (const float* w : {w0, w1, w2}) {
+            __builtin_prefetch(w + i + 1024, 0, 3);
+            __builtin_prefetch(w + i + 1024 + 16, 0, 3);
         }
         v8 xv = load8(x + i);  // lanes 0 to 7
         a0 += load8(w0 + i) * xv;
@@ -149,8 +143,7 @@ template <bool Prefetch>
 }
 #pragma GCC diagnostic pop
 #else
-template <bool Prefetch = true>  // no prefetch instructions in portable C++: the same loop either way
-inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
+inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {  // portable C++: no prefetch instructions
     std::array<float, kDotLanes> lane{};  // lane[l] sums w[i] * x[i] for i = l (mod kDotLanes)
     std::size_t i = 0;
     for (; i + kDotLanes <= k; i += kDotLanes)
@@ -160,7 +153,6 @@ inline float dot_lanes_inline(const float* w, const float* x, std::size_t k) {
         for (std::size_t l = 0; l < half; ++l) lane[l] += lane[l + half];
     return lane[0];
 }
-template <bool Prefetch>
 inline void dot_lanes_three(const float* w0, const float* w1, const float* w2, const float* x, std::size_t k,
                             float& y0, float& y1, float& y2) {  // the portable loop keeps one row's lanes at a time
     y0 = dot_lanes_inline(w0, x, k);
@@ -183,33 +175,23 @@ inline void dot_lanes_three(const float* w0, const float* w1, const float* w2, c
 // row after row, so W is read as one sequential stream. onto may be y itself (y += W @ x).
 LLMFS_ROW_LOOP_CLONES void gemv_block(const float* w, const float* x, const float* onto, float* y, std::size_t n,
                                       std::size_t k) {
-    for (std::size_t r = 0; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<true>(w + r * k, x, k);
+    for (std::size_t r = 0; r < n; ++r) y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline(w + r * k, x, k);
 }
 // The same bits, reading W as three streams: the rows [0, n) cut into three thirds of g rows (and
 // the n % 3 rows left at the end), row j of each third summed together with the same row of the
 // other two (dot_lanes_three), so x's loads serve three rows. See kernels.hpp (gemv_three_streams).
-// The pooled runs' two row loops: with prefetch instructions or without (Prefetch in kernels.hpp).
-template <bool Prefetch>
-[[gnu::always_inline]] inline void gemv_block_three_streams(const float* w, const float* x, const float* onto,
-                                                            float* y, std::size_t n, std::size_t k) {
+LLMFS_ROW_LOOP_CLONES void gemv_block_three_streams(const float* w, const float* x, const float* onto, float* y,
+                                                    std::size_t n, std::size_t k) {
     const std::size_t g = n / 3;
     for (std::size_t j = 0; j < g; ++j) {
         float d0, d1, d2;
-        dot_lanes_three<Prefetch>(w + j * k, w + (j + g) * k, w + (j + 2 * g) * k, x, k, d0, d1, d2);
+        dot_lanes_three(w + j * k, w + (j + g) * k, w + (j + 2 * g) * k, x, k, d0, d1, d2);
         y[j] = (onto ? onto[j] : 0.0f) + d0;
         y[j + g] = (onto ? onto[j + g] : 0.0f) + d1;
         y[j + 2 * g] = (onto ? onto[j + 2 * g] : 0.0f) + d2;
     }
     for (std::size_t r = 3 * g; r < n; ++r)
-        y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline<Prefetch>(w + r * k, x, k);
-}
-LLMFS_ROW_LOOP_CLONES void gemv_three_streams_prefetching(const float* w, const float* x, const float* onto, float* y,
-                                                          std::size_t n, std::size_t k) {
-    gemv_block_three_streams<true>(w, x, onto, y, n, k);
-}
-LLMFS_ROW_LOOP_CLONES void gemv_three_streams_plain(const float* w, const float* x, const float* onto, float* y,
-                                                    std::size_t n, std::size_t k) {
-    gemv_block_three_streams<false>(w, x, onto, y, n, k);
+        y[r] = (onto ? onto[r] : 0.0f) + dot_lanes_inline(w + r * k, x, k);
 }
 
 }  // namespace
@@ -235,61 +217,8 @@ std::size_t chunk_units(std::size_t unit_bytes) {
 }  // namespace
 
 namespace {
-
-constexpr int kPrefetchUnset = -1;
-std::atomic<int> prefetch_mode{kPrefetchUnset};  // a Prefetch once set_prefetch() or the first pooled run set it
-
-Prefetch current_prefetch() {
-    int mode = prefetch_mode.load(std::memory_order_relaxed);
-    if (mode == kPrefetchUnset) {
-        // Read on every run until it is valid: a bad LLMFS_PREFETCH fails each run that needs it.
-        prefetch_mode.compare_exchange_strong(mode, static_cast<int>(prefetch_from_environment()),
-                                              std::memory_order_relaxed);
-        mode = prefetch_mode.load(std::memory_order_relaxed);
-    }
-    return static_cast<Prefetch>(mode);
-}
-
-thread_local PrefetchChooser prefetch_chooser;  // the automatic choice, for the runs this thread starts
 thread_local GemvRuns work_so_far;  // this thread's gemv_many and for_each_head calls (gemv_runs())
-
-std::size_t floor_log2(std::size_t bytes) {
-    std::size_t log = 0;
-    while (bytes >>= 1) ++log;
-    return log;
-}
-
 }  // namespace
-
-Prefetch prefetch_from_environment() {
-    return auto_on_off_from_environment("LLMFS_PREFETCH", "whichever row loop streams faster");
-}
-
-void set_prefetch(Prefetch mode) { prefetch_mode.store(static_cast<int>(mode), std::memory_order_relaxed); }
-
-bool PrefetchChooser::prefetch_next(std::size_t bytes) {
-    Size& size = sizes_[floor_log2(bytes)];
-    if (size.last[1] == 0.0) return true;
-    if (size.last[0] == 0.0) return false;
-    double sum = 0.0;  // log(prefetching / plain) over the recent pairs
-    for (const double pair : size.log_ratio) sum += pair;
-    const bool faster = sum <= 0.0;
-    return ++size.runs % kTryOtherEvery == 0 ? !faster : faster;
-}
-
-void PrefetchChooser::record(bool prefetched, std::size_t bytes, double seconds) {
-    if (bytes == 0 || !(seconds > 0.0)) return;  // nothing to learn (a clock that did not move)
-    Size& size = sizes_[floor_log2(bytes)];
-    const double run = seconds / static_cast<double>(bytes);
-    const double other = size.last[prefetched ? 0 : 1];
-    if (other > 0.0 && prefetched != size.last_prefetched) {  // a change of loop: two runs a moment apart
-        const double log_ratio = std::log(prefetched ? run / other : other / run);
-        size.log_ratio[size.next] = std::clamp(log_ratio, -kMostPerPair, kMostPerPair);
-        size.next = (size.next + 1) % kRecentPairs;
-    }
-    size.last[prefetched ? 1 : 0] = run;
-    size.last_prefetched = prefetched;
-}
 
 GemvRuns gemv_runs() { return work_so_far; }
 
@@ -319,12 +248,10 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
         work_so_far.seconds += seconds.count();
         work_so_far.bytes += static_cast<double>(bytes);
-        return seconds.count();
     };
     // Small products on the calling thread, row after row. Large ones go through the pool's chunks
-    // and the choice of row loop even when the pool has one thread: there too the three-stream loop
-    // read 25% faster than the prefetching one (then one row at a time) on the busy Zen 3 VM
-    // (LLMFS_THREADS=1, 2026-11-28).
+    // and the three-stream loop even when the pool has one thread: there too it read 25% faster than
+    // one row at a time on the busy Zen 3 VM (LLMFS_THREADS=1, 2026-11-28).
     if (macs < kParallelMacs) {
         for (const GemvProduct& p : products) {
             if (p.k == 0) continue;  // done above
@@ -353,26 +280,22 @@ void gemv_many(const std::vector<GemvProduct>& products) {
         spans.push_back({&p, chunks, rows});
         chunks += (p.n + rows - 1) / rows;
     }
-    const Prefetch mode = current_prefetch();
-    const bool prefetch = mode == Prefetch::automatic ? prefetch_chooser.prefetch_next(bytes) : mode == Prefetch::on;
-    ++(prefetch ? work_so_far.prefetching : work_so_far.plain);
     compute_pool().run(chunks, [&](std::size_t i) {
         std::size_t s = spans.size() - 1;
         while (spans[s].first_chunk > i) --s;  // the product chunk i belongs to
         const GemvProduct& p = *spans[s].product;
         const std::size_t r0 = (i - spans[s].first_chunk) * spans[s].rows_per_chunk;
         const std::size_t r1 = std::min(p.n, r0 + spans[s].rows_per_chunk);
-        (prefetch ? gemv_three_streams_prefetching : gemv_three_streams_plain)(
-            p.w + r0 * p.k, p.x, p.onto ? p.onto + r0 : nullptr, p.y + r0, r1 - r0, p.k);
+        gemv_block_three_streams(p.w + r0 * p.k, p.x, p.onto ? p.onto + r0 : nullptr, p.y + r0, r1 - r0, p.k);
         if (p.then) p.then(p.y + r0, r1 - r0);
     });
-    const double seconds = took();
-    if (mode == Prefetch::automatic) prefetch_chooser.record(prefetch, bytes, seconds);
+    took();
 }
 
 namespace {
 
-// x[0] + ... + x[n - 1] in 32 lanes, the row loop's width, read as gemv's plain loop reads W: three
+// x[0] + ... + x[n - 1] in 32 lanes, the row loop's width, read as gemv's loop reads W (but without its
+// prefetch instructions: the bound is what the memory gives a plain loop): three
 // streams, the thirds of x (whole steps of 32 floats; the rest at the end) summed side by side.
 // The order of the sums does not matter here.
 LLMFS_ROW_LOOP_CLONES float sum_block(const float* x, std::size_t n) {
@@ -413,14 +336,13 @@ void gemv(const float* w, const float* x, float* y, std::size_t n, std::size_t k
     gemv_many({{w, x, y, n, k, onto, then}});  // rows [r0, r1) of y on the pool, each row one dot_lanes
 }
 
-void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto,
-                        bool prefetch) {
+void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto) {
     if (n == 0) return;
     if (k == 0) {
         set_to_onto(y, onto, n);
         return;
     }
-    (prefetch ? gemv_three_streams_prefetching : gemv_three_streams_plain)(w, x, onto, y, n, k);
+    gemv_block_three_streams(w, x, onto, y, n, k);
 }
 
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate) {

@@ -8,13 +8,11 @@
 // of a [T, C] projection is used in place, without a transposed copy.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "llmfs/fast/settings.hpp"
 #include "llmfs/fast/thread_pool.hpp"
 
 namespace llmfs {
@@ -69,62 +67,16 @@ struct GemvProduct {
 };
 void gemv_many(const std::vector<GemvProduct>& products);
 // The row loop of gemv's pooled runs sums three rows at once, from three thirds of each chunk
-// (gemv_three_streams), and comes in two forms with the same float operations in the same order for
-// each row, so the same bits: one prefetches each of the three streams 4 KB ahead (the two cache
-// lines of every 32 floats); the other leaves the reading ahead to the hardware. Which streams
-// faster depends on the moment, not on the machine alone. On the Zen 5 VM the prefetches (then in a
-// loop of one row at a time) took gemv from 88-91% to 96-98% of a summing loop's rate when the
-// host's memory ran at 73 GB/s; when the host was busy (18 to 29 GB/s a pass, its cores slower too)
-// they cost a decoding step 11 to 14 points of its bound (alternated runs: 68 to 81% with them, 80
-// to 91% without). On a busy Zen 3 VM the plain loop read 20% faster once it took three rows at
-// once (x loaded a third as often; three streams read faster than one there); on an Emerald
-// Rapids VM (Intel family 6 model 207) the prefetching loop, which won most runs there, read 5%
-// faster once it took three rows at once too (93% of the bound against 89%). So by default
-// (automatic) each pooled run takes whichever loop ran faster lately for runs of its size
-// (PrefetchChooser).
-// LLMFS_PREFETCH=auto|on|off sets it for a process; a program may choose with set_prefetch().
-using Prefetch = AutoOnOff;
-// LLMFS_PREFETCH if set (auto, on or off), else Prefetch::automatic. Throws std::invalid_argument
-// for any other value.
-Prefetch prefetch_from_environment();
-// What gemv's pooled runs do from now on in this process (by default, prefetch_from_environment(),
-// read at the first pooled run). Thread-safe.
-void set_prefetch(Prefetch mode);
-// The automatic choice, for one thread's runs (gemv_many keeps one per calling thread). Runs are
-// grouped by size (bytes of W rounded down to a power of 2: Q/K/V, out_proj, fc1 and fc2, the output
-// head each their own). The loop that ran faster lately runs; the other one every kTryOtherEvery-th
-// run of that size. Whenever a size's runs change loop, the run's seconds per byte are held against
-// the other loop's last run of that size: two runs a moment apart, so that the host's bandwidth,
-// which moves from second to second, is about the same for both. Each such pair gives the log of
-// the ratio, prefetching over plain, cut to +-kMostPerPair so that one run held up by the OS or the
-// host (ten times as long) counts as a loss and no more; prefetching runs while the last
-// kRecentPairs pairs sum to 0 or less. A change of moment shows within two or three tries. The
-// first run of a size prefetches, the second does not.
-class PrefetchChooser {
-public:
-    static constexpr std::uint64_t kTryOtherEvery = 16;
-    static constexpr std::size_t kRecentPairs = 8;
-    static constexpr double kMostPerPair = 0.5;  // a factor of 1.65
-    // Whether the next run of `bytes` bytes of W prefetches.
-    bool prefetch_next(std::size_t bytes);
-    // What a run of `bytes` bytes took, with the loop it ran.
-    void record(bool prefetched, std::size_t bytes, double seconds);
-
-private:
-    struct Size {
-        double last[2] = {0.0, 0.0};                  // seconds per byte of the last run [plain, prefetching]; 0: none
-        bool last_prefetched = false;                 // the loop of the last run
-        std::array<double, kRecentPairs> log_ratio{};  // a ring: the last pairs (0 where none yet)
-        std::size_t next = 0;
-        std::uint64_t runs = 0;  // decisions taken once both loops had run
-    };
-    std::array<Size, 64> sizes_{};  // by floor(log2(bytes))
-};
+// (gemv_three_streams): each 8 floats of x are loaded once for three rows, and W is read as three
+// streams, each prefetched 4 KB ahead (the two cache lines of every 32 floats). On this project's
+// 2-core Emerald Rapids VM, idle (2026-11-29, llmfs-bench generate --kv-cache, 6 runs each, ABBA),
+// a decoding step read 92.7% of its bandwidth bound with it, 83.9% without the prefetches and 72.8%
+// one row at a time without them (docs/performance-history.md). Every form has the same float
+// operations in the same order for each row, so the same bits.
 // What the calling thread's gemv products and for_each_head calls have taken so far, for
 // benchmarks' reports of where a decoding step's time goes (llmfs-bench): the difference of two
 // readings covers the calls between them.
 struct GemvRuns {
-    std::uint64_t prefetching = 0, plain = 0;  // pooled gemv runs, by row loop
     double seconds = 0.0;                      // the wall time of gemv_many calls (gemv's too), pooled or not
     double bytes = 0.0;                        // the bytes of W they read
     double head_seconds = 0.0;                 // the wall time of for_each_head calls, pooled or not
@@ -132,13 +84,12 @@ struct GemvRuns {
 GemvRuns gemv_runs();
 // The same product on the calling thread alone: the reference the pooled gemv is tested against.
 void gemv_one_call(const float* w, const float* x, float* y, std::size_t n, std::size_t k, bool accumulate);
-// y[n] = onto[n] (or 0) + W[n, k] @ x[k] on the calling thread, as the row loops of gemv's pooled
-// runs read each chunk of W (with prefetch instructions or without): the n rows cut into three
+// y[n] = onto[n] (or 0) + W[n, k] @ x[k] on the calling thread, as the row loop of gemv's pooled
+// runs reads each chunk of W: the n rows cut into three
 // thirds of n / 3 rows (the n % 3 left over go last, one at a time), row j of each third summed side
 // by side, so that each 8 floats of x are loaded once for three rows and W is read as three streams.
 // Each row is still one dot_lanes: the same bits as gemv_one_call. onto may be y itself.
-void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto,
-                        bool prefetch);
+void gemv_three_streams(const float* w, const float* x, float* y, std::size_t n, std::size_t k, const float* onto);
 
 // The sum of x[0, n), read the way gemv reads a weight: on compute_pool() in chunks cut as gemv_many
 // cuts W (64 KB, each thread its own contiguous share), each summed in 32 lanes by a loop built like gemv's

@@ -140,25 +140,24 @@ TEST_CASE("gemv's rows are dot_lanes's bits, whichever build of its row loop thi
 
 TEST_CASE("gemv_three_streams: each row is dot_lanes's bits, for any row count and with onto a bias, y or none") {
     // n from 0 to 8 (thirds of 0, 1 and 2 rows, and 0 to 2 rows left over) and a 64 KB chunk's 21
-    // and 22 rows; k with and without a tail after the whole 32-float steps; both row loops.
-    for (const bool prefetch : {false, true})
-        for (const std::size_t k : {1, 31, 32, 33, 96, 768, 3075})
-            for (const std::size_t n : {0, 1, 2, 3, 4, 5, 6, 7, 8, 21, 22}) {
-                const Array<2> w = randn_array<2>(k + n, {n, k});
-                const Array<1> x = randn_array<1>(k + 5, {k}), bias = randn_array<1>(n + 6, {n});
-                Array<1> none = xt::full_like(bias, std::numeric_limits<float>::quiet_NaN()), onto_bias = none;
-                Array<1> onto_y = bias;  // y += W @ x
-                gemv_three_streams(w.data(), x.data(), none.data(), n, k, nullptr, prefetch);
-                gemv_three_streams(w.data(), x.data(), onto_bias.data(), n, k, bias.data(), prefetch);
-                gemv_three_streams(w.data(), x.data(), onto_y.data(), n, k, onto_y.data(), prefetch);
-                Array<1> expected_none = Array<1>::from_shape({n}), expected_bias = bias;
-                gemv_one_call(w.data(), x.data(), expected_none.data(), n, k, false);
-                gemv_one_call(w.data(), x.data(), expected_bias.data(), n, k, true);
-                INFO(n << " rows of " << k << (prefetch ? ", prefetching" : ", plain"));
-                CHECK(bit_equal(none, expected_none));
-                CHECK(bit_equal(onto_bias, expected_bias));
-                CHECK(bit_equal(onto_y, expected_bias));
-            }
+    // and 22 rows; k with and without a tail after the whole 32-float steps.
+    for (const std::size_t k : {1, 31, 32, 33, 96, 768, 3075})
+        for (const std::size_t n : {0, 1, 2, 3, 4, 5, 6, 7, 8, 21, 22}) {
+            const Array<2> w = randn_array<2>(k + n, {n, k});
+            const Array<1> x = randn_array<1>(k + 5, {k}), bias = randn_array<1>(n + 6, {n});
+            Array<1> none = xt::full_like(bias, std::numeric_limits<float>::quiet_NaN()), onto_bias = none;
+            Array<1> onto_y = bias;  // y += W @ x
+            gemv_three_streams(w.data(), x.data(), none.data(), n, k, nullptr);
+            gemv_three_streams(w.data(), x.data(), onto_bias.data(), n, k, bias.data());
+            gemv_three_streams(w.data(), x.data(), onto_y.data(), n, k, onto_y.data());
+            Array<1> expected_none = Array<1>::from_shape({n}), expected_bias = bias;
+            gemv_one_call(w.data(), x.data(), expected_none.data(), n, k, false);
+            gemv_one_call(w.data(), x.data(), expected_bias.data(), n, k, true);
+            INFO(n << " rows of " << k);
+            CHECK(bit_equal(none, expected_none));
+            CHECK(bit_equal(onto_bias, expected_bias));
+            CHECK(bit_equal(onto_y, expected_bias));
+        }
 }
 
 TEST_CASE("gemv equals gemm with one row, within rounding") {
@@ -257,95 +256,22 @@ TEST_CASE("gemv on the thread pool equals one single-threaded call, bit for bit"
     }
 }
 
-TEST_CASE("gemv's pooled runs give the same bits with the prefetching row loop, the plain one, and the automatic choice") {
+TEST_CASE("gemv's pooled runs give gemv_one_call's bits run after run, and gemv_runs counts their bytes and time") {
     const std::size_t n = 3072, k = 768;  // fc1's shape: on the pool
     const Array<2> w = randn_array<2>(11, {n, k});
     const Array<1> x = randn_array<1>(12, {k}), bias = randn_array<1>(13, {n});
     Array<1> expected = bias;
     gemv_one_call(w.data(), x.data(), expected.data(), n, k, true);
-    for (const Prefetch mode : {Prefetch::on, Prefetch::off, Prefetch::automatic}) {
-        set_prefetch(mode);
-        const GemvRuns before = gemv_runs();
-        for (int run = 0; run < 40; ++run) {  // the automatic choice tries both loops within these
-            Array<1> y = xt::full_like(bias, std::numeric_limits<float>::quiet_NaN());
-            gemv(w.data(), x.data(), y.data(), n, k, bias.data());
-            INFO("Prefetch mode " << static_cast<int>(mode) << ", run " << run);
-            REQUIRE(bit_equal(y, expected));
-        }
-        const GemvRuns after = gemv_runs();
-        const std::uint64_t prefetching = after.prefetching - before.prefetching, plain = after.plain - before.plain;
-        CHECK(prefetching + plain == 40);
-        CHECK(after.bytes - before.bytes == 40.0 * n * k * sizeof(float));  // W's bytes, once a run
-        CHECK(after.seconds > before.seconds);
-        if (mode == Prefetch::on) CHECK(plain == 0);
-        if (mode == Prefetch::off) CHECK(prefetching == 0);
-        if (mode == Prefetch::automatic) CHECK((prefetching >= 1 && plain >= 1));
+    const GemvRuns before = gemv_runs();
+    for (int run = 0; run < 10; ++run) {
+        Array<1> y = xt::full_like(bias, std::numeric_limits<float>::quiet_NaN());
+        gemv(w.data(), x.data(), y.data(), n, k, bias.data());
+        INFO("run " << run);
+        REQUIRE(bit_equal(y, expected));
     }
-    set_prefetch(Prefetch::automatic);
-}
-
-TEST_CASE("PrefetchChooser runs the loop that was faster lately for runs of that size, and tries the other") {
-    PrefetchChooser chooser;
-    const std::size_t mb = std::size_t{1} << 20;
-    // Each loop once per size: prefetching first, then plain.
-    CHECK(chooser.prefetch_next(7 * mb));
-    chooser.record(true, 7 * mb, 7e-4);  // 100 us a MB
-    CHECK_FALSE(chooser.prefetch_next(7 * mb));
-    chooser.record(false, 7 * mb, 5.6e-4);  // 80 us a MB: plain is faster
-    // Plain from now on for this size (4 to 8 MB), except every kTryOtherEvery-th run.
-    std::size_t prefetching = 0;
-    for (std::uint64_t run = 0; run < 4 * PrefetchChooser::kTryOtherEvery; ++run)
-        prefetching += chooser.prefetch_next(5 * mb);
-    CHECK(prefetching == 4);
-    // Another size learns on its own: its first run prefetches.
-    CHECK(chooser.prefetch_next(2 * mb));
-    // The moment changes: prefetching runs of this size now take 60 us a MB, plain ones still 80.
-    // Its first try, against the plain run before it, gives log(60 / 80), more than the first pair's
-    // log(100 / 80) the other way, so it runs again (a decoding step of GPT-2 124M has 24 runs of
-    // fc1's and fc2's size).
-    std::size_t runs_until_prefetching_again = 0;
-    for (std::size_t run = 0; run < 10 * PrefetchChooser::kTryOtherEvery; ++run) {
-        const bool prefetch = chooser.prefetch_next(7 * mb);
-        chooser.record(prefetch, 7 * mb, (prefetch ? 60e-6 : 80e-6) * 7);
-        if (prefetch && chooser.prefetch_next(7 * mb)) {
-            runs_until_prefetching_again = run + 1;
-            break;
-        }
-    }
-    CHECK(runs_until_prefetching_again > 0);
-    CHECK(runs_until_prefetching_again <= PrefetchChooser::kTryOtherEvery);
-    // One run held up (ten times as long) does not turn the choice: its pair counts as a factor of
-    // 1.65 against, where the others count 0.75 each for.
-    PrefetchChooser held_up;
-    for (int run = 0; run < 5; ++run) {
-        held_up.record(true, 7 * mb, 60e-6 * 7);
-        held_up.record(false, 7 * mb, 80e-6 * 7);
-    }
-    held_up.record(true, 7 * mb, 600e-6 * 7);
-    std::size_t prefetching_after = 0;
-    for (std::uint64_t run = 0; run < PrefetchChooser::kTryOtherEvery; ++run)
-        prefetching_after += held_up.prefetch_next(7 * mb);
-    CHECK(prefetching_after == PrefetchChooser::kTryOtherEvery - 1);
-    // A run the clock did not see, or of no bytes, teaches nothing.
-    PrefetchChooser fresh;
-    fresh.record(true, 7 * mb, 0.0);
-    fresh.record(true, 0, 1.0);
-    CHECK(fresh.prefetch_next(7 * mb));
-}
-
-// The parsing itself: settings_test.cpp.
-TEST_CASE("LLMFS_PREFETCH sets gemv's row loop: unset is auto, then auto, on or off") {
-    {
-        testing::EnvGuard env("LLMFS_PREFETCH", nullptr);
-        CHECK(prefetch_from_environment() == Prefetch::automatic);
-    }
-    {
-        testing::EnvGuard env("LLMFS_PREFETCH", "off");
-        CHECK(prefetch_from_environment() == Prefetch::off);
-    }
-    testing::EnvGuard env("LLMFS_PREFETCH", "yes");
-    CHECK_THROWS_WITH(prefetch_from_environment(), Catch::Contains("LLMFS_PREFETCH=\"yes\"") &&
-                                                       Catch::Contains("whichever row loop streams faster"));
+    const GemvRuns after = gemv_runs();
+    CHECK(after.bytes - before.bytes == 10.0 * n * k * sizeof(float));  // W's bytes, once a run
+    CHECK(after.seconds > before.seconds);
 }
 
 TEST_CASE("gemv_many: y = onto + W @ x (a bias, y itself, or 0), the bits of adding onto y set beforehand") {

@@ -1,7 +1,6 @@
-// The fast paths' switches a user sets in the environment, each auto, on or off:
-//   LLMFS_PREFETCH    gemv's row loop prefetching W ahead, or not (kernels.hpp: Prefetch)
+// The fast paths' switch a user sets in the environment, auto, on or off:
 //   LLMFS_HUGE_PAGES  prefault() asking for 2 MB pages, or not (memory.hpp: HugePages)
-// Neither changes a printed number, only how fast it comes.
+// It changes no printed number, only how fast it comes.
 #pragma once
 
 namespace llmfs {
