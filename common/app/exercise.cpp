@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -496,23 +497,45 @@ bool book_solution_notebook(const std::string& relative) {
            relative.compare(relative.size() - 21, 21, "_exercises_book.ipynb") == 0;
 }
 
-// The lines of a file as a reader sees them: a notebook's (.ipynb, JSON) are the lines of its cells'
-// sources and text outputs, decoded (in the file they are JSON strings: "    x = 1\n",), after the
-// file's own lines; any other file's are its lines.
-std::vector<std::string> readable_lines(const fs::path& path, const std::string& bytes) {
+// A notebook's cells (Jupyter's JSON), or null when `bytes` is not one. Any file may be one, whatever
+// its name: one that starts with "{" and has "cells" is parsed.
+nlohmann::json notebook_cells(const std::string& bytes) {
+    const std::size_t start = bytes.find_first_not_of(" \t\r\n");
+    if (start == std::string::npos || bytes[start] != '{' || bytes.find("\"cells\"") == std::string::npos) return nullptr;
+    nlohmann::json notebook = nlohmann::json::parse(bytes, nullptr, false);
+    if (!notebook.is_object() || !notebook.contains("cells") || !notebook["cells"].is_array()) return nullptr;
+    return std::move(notebook["cells"]);
+}
+
+// The lines of a notebook text: a string or a list of strings (the lines of a cell's "source").
+std::vector<std::string> notebook_text_lines(const nlohmann::json& text) {
+    std::string joined;
+    if (text.is_string()) joined = text.get<std::string>();
+    if (text.is_array())
+        for (const auto& piece : text)
+            if (piece.is_string()) joined += piece.get<std::string>();
+    return split_lines(joined);
+}
+
+// The lines of a notebook's code cells.
+std::vector<std::string> notebook_code_lines(const std::string& bytes) {
+    std::vector<std::string> lines;
+    for (const auto& cell : notebook_cells(bytes)) {
+        if (!cell.is_object() || cell.value("cell_type", "") != "code" || !cell.contains("source")) continue;
+        for (std::string& line : notebook_text_lines(cell["source"])) lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
+// The lines of a file as a reader sees them: a notebook's are the lines of its cells' sources and
+// text outputs, decoded (in the file they are JSON strings: "    x = 1\n",), after the file's own
+// lines; any other file's are its lines.
+std::vector<std::string> readable_lines(const std::string& bytes) {
     std::vector<std::string> lines = split_lines(bytes);
-    if (path.extension() != ".ipynb") return lines;
-    const nlohmann::json notebook = nlohmann::json::parse(bytes, nullptr, false);
-    if (!notebook.is_object() || !notebook.contains("cells") || !notebook["cells"].is_array()) return lines;
-    const auto add = [&](const nlohmann::json& text) {  // a string or a list of strings
-        std::string joined;
-        if (text.is_string()) joined = text.get<std::string>();
-        if (text.is_array())
-            for (const auto& piece : text)
-                if (piece.is_string()) joined += piece.get<std::string>();
-        for (std::string& line : split_lines(joined)) lines.push_back(std::move(line));
+    const auto add = [&](const nlohmann::json& text) {
+        for (std::string& line : notebook_text_lines(text)) lines.push_back(std::move(line));
     };
-    for (const auto& cell : notebook["cells"]) {
+    for (const auto& cell : notebook_cells(bytes)) {
         if (!cell.is_object()) continue;
         if (cell.contains("source")) add(cell["source"]);
         if (!cell.contains("outputs") || !cell["outputs"].is_array()) continue;
@@ -598,16 +621,16 @@ std::vector<std::string> find_answer_leaks(const fs::path& source_dir, const fs:
     for (const std::string& name : exercise_names()) {
         for (const std::string& line : answer_lines(read_bytes(solutions / (name + ".cpp")))) answers.emplace(line, "solution line");
     }
-    const auto add_code = [&](const fs::path& file, const std::string& kind) {
-        for (const std::string& line : readable_lines(file, read_bytes(file))) {
+    const auto add_code = [&](const std::vector<std::string>& lines) {
+        for (const std::string& line : lines) {
             const std::string t = trim(line);
-            if (!t.empty() && !starts_with(t, "#")) answers.emplace(t, kind);
+            if (!t.empty() && !starts_with(t, "#")) answers.emplace(t, "the book's solution code");
         }
     };
-    add_code(source_dir / "tests" / "goldens" / "exercises_reference.py", "the book's solution code");
+    add_code(split_lines(read_bytes(source_dir / "tests" / "goldens" / "exercises_reference.py")));
     for (const auto& entry : fs::directory_iterator(source_dir / "tests" / "nbcheck")) {
         if (book_solution_notebook(fs::relative(entry.path(), source_dir).generic_string()))
-            add_code(entry.path(), "the book's solution code");
+            add_code(notebook_code_lines(read_bytes(entry.path())));
     }
     // The expected outputs: two consecutive non-blank lines of one, or the whole of a one-line one.
     std::map<std::string, const Exercise*> outputs;  // "line\nnext line" or "line"
@@ -626,7 +649,7 @@ std::vector<std::string> find_answer_leaks(const fs::path& source_dir, const fs:
         // (a test that plants an answer, say) is no evidence.
         const bool program = starts_with(file.generic_string(), "chapters/");
         std::string previous;
-        for (const std::string& line : readable_lines(file, read_bytes(source_dir / file))) {
+        for (const std::string& line : readable_lines(read_bytes(source_dir / file))) {
             const std::string t = trim(line);
             answers.erase(t);
             outputs.erase(t);
@@ -656,7 +679,7 @@ std::vector<std::string> find_answer_leaks(const fs::path& source_dir, const fs:
             if (count++ == 0) first = text;
         };
         std::string previous;
-        for (const std::string& line : readable_lines(it->path(), read_bytes(it->path()))) {
+        for (const std::string& line : readable_lines(read_bytes(it->path()))) {
             const std::string t = trim(line);
             if (const auto a = answers.find(t); a != answers.end()) hit(a->second, t);
             if (const auto o = outputs.find(t); o != outputs.end()) hit("expected output of exercise " + o->second->id, t);
