@@ -121,6 +121,8 @@ TEST_CASE("check_exercise_output: a last-digit difference is right, but not bit-
     CHECK(far.verdict == ExerciseVerdict::differ);
 }
 
+// Tagged [solutions]: the instructor's cases, which read the solutions, the book's notebooks and the
+// expected outputs; a hand-out has none of them and leaves these cases out (common/CMakeLists.txt).
 namespace {
 
 namespace fs = std::filesystem;
@@ -135,7 +137,7 @@ std::string read_all(const fs::path& path) {
 
 }  // namespace
 
-TEST_CASE("write_student_sources never overwrites a student file that was edited, unless forced") {
+TEST_CASE("write_student_sources never overwrites a student file that was edited, unless forced", "[solutions]") {
     llmfs::testing::TempDir tmp("llmfs_student_sources");
     fs::copy(kSource / "chapters/exercises/solutions", tmp.path / "solutions");
     fs::copy(kSource / "chapters/exercises/student", tmp.path / "student");
@@ -159,7 +161,7 @@ TEST_CASE("write_student_sources never overwrites a student file that was edited
     CHECK(read_all(answered) == read_all(kSource / "chapters/exercises/student/exercise_3_2.cpp"));
 }
 
-TEST_CASE("find_answer_leaks names each file that holds a planted answer line or a reference-solution line, and none in a clean copy") {
+TEST_CASE("find_answer_leaks names each file that holds a planted answer line or a reference-solution line, and none in a clean copy", "[solutions]") {
     llmfs::testing::TempDir tmp("llmfs_leaks");
     fs::copy(kSource / "chapters/exercises/student", tmp.path / "student");
     CHECK(find_answer_leaks(kSource, tmp.path).empty());
@@ -178,7 +180,7 @@ TEST_CASE("find_answer_leaks names each file that holds a planted answer line or
     CHECK(leaks[1] == "student/notes.txt: solution line (1 line, e.g. `" + answer + "`)");
 }
 
-TEST_CASE("find_answer_leaks names the book's solution notebooks and every expected output, planted under other names") {
+TEST_CASE("find_answer_leaks names the book's solution notebooks and every expected output, planted under other names", "[solutions]") {
     llmfs::testing::TempDir tmp("llmfs_leaks_planted");
     std::vector<std::pair<std::string, std::string>> planted;  // file, what it must be said to hold
     for (const char* chapter : {"ch03", "ch04", "ch05"}) {
