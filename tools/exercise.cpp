@@ -6,7 +6,8 @@
 //                                        judges its output against PyTorch's, with the first wrong line
 // For instructors:
 //   llmfs-exercise handout DIR           a buildable student tree, without any answer, in DIR
-//   llmfs-exercise audit DIR             searches DIR for answer lines and the reference solutions
+//   llmfs-exercise audit DIR             names each file under DIR that holds an answer: a solution
+//                                        line, the book's solution code, an expected output
 //   llmfs-exercise grade [--json] STUDENT_DIR...   builds each student's exercises against this
 //                                        build's library and judges them against this build's goldens
 //   llmfs-exercise student-sources [--force]       writes chapters/exercises/student/ from solutions/
@@ -316,12 +317,12 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"mkl", "default"}));
     check_cmd->add_option("--program", check_opt.program,
                           "judge this program as it is, building nothing (default: build and run the one beside llmfs-exercise)");
-    check_cmd->add_option("--golden", check_opt.golden, "the expected output (default: data/golden/KERNEL/PROGRAM.txt)");
+    check_cmd->add_option("--golden", check_opt.golden, "the expected output, as text or, ending in .lines, as digests (default: data/golden/KERNEL/PROGRAM.txt, in a hand-out .lines)");
 
     std::string handout_dir, audit_dir;
     auto* handout_cmd = app.add_subcommand("handout", "write a buildable student tree, with no answer in any file, into DIR");
     handout_cmd->add_option("DIR", handout_dir, "a new (or empty) folder")->required();
-    auto* audit_cmd = app.add_subcommand("audit", "search every file under DIR for answer lines and the reference solutions");
+    auto* audit_cmd = app.add_subcommand("audit", "name each file under DIR that holds an answer: a solution line, the book's solution code, an expected output");
     audit_cmd->add_option("DIR", audit_dir, "a hand-out, or any tree about to be published")->required();
 
     GradeOptions grade_opt;
