@@ -6,7 +6,8 @@
 //                                        judges its output against PyTorch's, with the first wrong line
 // For instructors:
 //   llmfs-exercise handout DIR           a buildable student tree, without any answer, in DIR
-//   llmfs-exercise audit DIR             searches DIR for answer lines and the reference solutions
+//   llmfs-exercise audit DIR             names each file under DIR that holds an answer: a solution
+//                                        line, the book's solution code, an expected output
 //   llmfs-exercise grade [--json] STUDENT_DIR...   builds each student's exercises against this
 //                                        build's library and judges them against this build's goldens
 //   llmfs-exercise student-sources [--force]       writes chapters/exercises/student/ from solutions/
@@ -14,6 +15,7 @@
 // Exit status: check 0 when the output is right (also right but not bit-exact), 1 otherwise;
 // audit 1 when it finds an answer; every command 2 for bad usage.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -77,9 +79,13 @@ int list() {
 
 // The dropout kernels an exercise has expected outputs for in `data`: both, or only "default" for
 // a training exercise (5.4: PyTorch's goldens on OpenBLAS only, an MKL build's sgemm cannot be matched).
+// A hand-out has the expected outputs as digests (.lines) in place of their text (.txt).
 std::vector<std::string> golden_kernels(const fs::path& data, const Exercise& e) {
-    if (!fs::exists(data / "golden" / "mkl" / (e.program + ".txt")) && fs::exists(data / "golden" / "default" / (e.program + ".txt")))
-        return {"default"};
+    const auto has = [&](const char* kernel) {
+        const fs::path golden = data / "golden" / kernel / e.program;
+        return fs::exists(fs::path(golden).concat(".txt")) || fs::exists(fs::path(golden).concat(".lines"));
+    };
+    if (!has("mkl") && has("default")) return {"default"};
     return {"mkl", "default"};
 }
 
@@ -90,8 +96,9 @@ struct CheckOptions {
 // Runs one exercise program with --annotate (and the exercise's check_args) and judges it against
 // `golden_text`. An exercise that continues a checkpoint (5.4) gets the one its golden continues,
 // trained first by `tools`/llmfs-train (this build's, never a student's) in a folder of its own.
+// `golden_text` is the expected output, or its digests where `digests` (a hand-out's .lines).
 ExerciseCheck judge(const Exercise& e, const fs::path& program, const fs::path& tools, const std::string& golden_text,
-                    const std::string& bernoulli, const ProcessOptions& options = {}) {
+                    const std::string& bernoulli, const ProcessOptions& options = {}, bool digests = false) {
     std::vector<std::string> args{"--annotate", "--bernoulli", bernoulli};
     args.insert(args.end(), e.check_args.begin(), e.check_args.end());
     std::optional<TempFolder> scratch;
@@ -107,13 +114,17 @@ ExerciseCheck judge(const Exercise& e, const fs::path& program, const fs::path& 
         args.insert(args.end(), {"--checkpoint", checkpoint.string()});
     }
     const ProcessResult run = run_process(program, args, options);
-    return check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
+    return digests ? check_exercise_digests(e, golden_text, run.out, run.exit_code, run.err)
+                   : check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
 }
 
 int check(const CheckOptions& opt, const char* argv0) {
     const Exercise& e = find_exercise(opt.id);
     const fs::path program = opt.program.empty() ? executable_dir(argv0) / e.program : fs::path(opt.program);
-    const fs::path golden = opt.golden.empty() ? data_dir() / "golden" / opt.bernoulli / (e.program + ".txt") : fs::path(opt.golden);
+    // The expected output's text, or in a hand-out its digests (data/golden/<kernel>/<program>.lines).
+    fs::path golden = opt.golden.empty() ? data_dir() / "golden" / opt.bernoulli / (e.program + ".txt") : fs::path(opt.golden);
+    if (std::error_code ec; opt.golden.empty() && !fs::exists(golden, ec)) golden.replace_extension(".lines");
+    const bool digests = golden.extension() == ".lines";
     const std::string expected = read_file_checked(golden);
     if (opt.program.empty()) {
         // Judge the current source: build the program first (quietly, errors shown on failure);
@@ -141,9 +152,15 @@ int check(const CheckOptions& opt, const char* argv0) {
     }
     if (!fs::exists(program))
         throw std::runtime_error(fmt::format("{} is not built: run cmake --build build --target {}", program.string(), e.program));
-    ExerciseCheck result = judge(e, program, executable_dir(argv0), expected, opt.bernoulli);
+    // Digests cannot tell a last-digit difference from another answer: run under the BLAS kernel the
+    // goldens were printed with where this CPU can (unless OPENBLAS_CORETYPE says otherwise), so that
+    // a right answer is right byte for byte; elsewhere the coarse digests say "probably right".
+    ProcessOptions options;
+    if (digests && !std::getenv("OPENBLAS_CORETYPE") && can_run_golden_blas_kernel())
+        options.env.emplace_back("OPENBLAS_CORETYPE", golden_blas_kernel());
+    ExerciseCheck result = judge(e, program, executable_dir(argv0), expected, opt.bernoulli, options, digests);
     // The program runs in this environment, so OpenBLAS picked the same kernel for it as for us.
-    if (const std::string note = blas_kernel_note(); result.verdict == ExerciseVerdict::close && !note.empty())
+    if (const std::string note = blas_kernel_note(); result.verdict == ExerciseVerdict::close && !note.empty() && options.env.empty())
         result.message += "\n  close: " + note;
     if (kSolutionsBuild && opt.program.empty()) {
         result.message += fmt::format(
@@ -158,23 +175,23 @@ int check(const CheckOptions& opt, const char* argv0) {
 }
 
 int handout(const std::string& dir) {
-    write_handout(kSourceDir, dir);
+    const std::size_t written = write_handout(kSourceDir, dir);
     const auto leaks = find_answer_leaks(kSourceDir, dir);
     if (!leaks.empty()) {
         for (const std::string& leak : leaks) std::cerr << "answer in the hand-out: " << leak << "\n";
-        throw std::runtime_error(fmt::format("the hand-out in {} holds {} answer line(s): remove them", dir, leaks.size()));
+        throw std::runtime_error(fmt::format("the hand-out in {} has an answer in {} file(s): remove them", dir, leaks.size()));
     }
     std::cout << fmt::format("Wrote the student hand-out to {} ({} files, no answer in any of them: checked).\n"
                              "A student builds it with\n"
                              "  cd {} && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2\n",
-                             dir, handout_files(kSourceDir).size() + 1, dir);
+                             dir, written, dir);
     return 0;
 }
 
 int audit(const std::string& dir) {
     const auto leaks = find_answer_leaks(kSourceDir, dir);
     for (const std::string& leak : leaks) std::cout << leak << "\n";
-    std::cout << fmt::format("{}: {} answer line(s) found\n", dir, leaks.size());
+    std::cout << fmt::format("{}: {} file(s) with an answer found\n", dir, leaks.size());
     return leaks.empty() ? 0 : 1;
 }
 
@@ -300,12 +317,12 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"mkl", "default"}));
     check_cmd->add_option("--program", check_opt.program,
                           "judge this program as it is, building nothing (default: build and run the one beside llmfs-exercise)");
-    check_cmd->add_option("--golden", check_opt.golden, "the expected output (default: data/golden/KERNEL/PROGRAM.txt)");
+    check_cmd->add_option("--golden", check_opt.golden, "the expected output, as text or, ending in .lines, as digests (default: data/golden/KERNEL/PROGRAM.txt, in a hand-out .lines)");
 
     std::string handout_dir, audit_dir;
     auto* handout_cmd = app.add_subcommand("handout", "write a buildable student tree, with no answer in any file, into DIR");
     handout_cmd->add_option("DIR", handout_dir, "a new (or empty) folder")->required();
-    auto* audit_cmd = app.add_subcommand("audit", "search every file under DIR for answer lines and the reference solutions");
+    auto* audit_cmd = app.add_subcommand("audit", "name each file under DIR that holds an answer: a solution line, the book's solution code, an expected output");
     audit_cmd->add_option("DIR", audit_dir, "a hand-out, or any tree about to be published")->required();
 
     GradeOptions grade_opt;

@@ -1,12 +1,16 @@
 #include "llmfs/app/exercise.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "llmfs/app/compare.hpp"
 #include "llmfs/text/data_dir.hpp"
@@ -202,30 +206,50 @@ const char* grade_name(ExerciseVerdict verdict) {
     return "?";
 }
 
+namespace {
+
+// The verdict of a program that did not exit with 0: `unfinished` at a TODO (exercise_todo's
+// message), `runtime_error` otherwise; nothing for a program that exited with 0.
+std::optional<ExerciseCheck> stopped(const Exercise& exercise, int exit_code, std::string_view errors) {
+    if (exit_code == 0) return std::nullopt;
+    const std::string name = "exercise " + exercise.id;
+    std::string why(errors);
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    // exercise_todo's message: the student has not written this answer yet.
+    if (why.find("is not done yet: TODO(exercise ") != std::string::npos) {
+        return ExerciseCheck{ExerciseVerdict::unfinished, fmt::format("{}: not finished: {} stopped at a TODO:\n  {}", name, exercise.program, why)};
+    }
+    return ExerciseCheck{ExerciseVerdict::runtime_error,
+                         fmt::format("{}: your code stops with an error: {} exited with code {}{}:\n  {}", name, exercise.program,
+                                     exit_code, exit_code > 128 ? " (killed by signal " + std::to_string(exit_code - 128) + ")" : "",
+                                     why.empty() ? "(no message)" : why)};
+}
+
+// The notebook code behind output line `line` (1-based; past the end, behind the last line).
+std::string code_of(const std::vector<OutputLine>& actual, std::size_t line) {
+    return line - 1 < actual.size() ? actual[line - 1].code : (actual.empty() ? "" : actual.back().code);
+}
+
+std::string shown(const std::string& line, bool present) { return present ? line : std::string("<end of output>"); }
+
+ExerciseCheck differs(const Exercise& exercise, const std::string& code, std::size_t line, const std::string& lines) {
+    return {ExerciseVerdict::differ, fmt::format("exercise {}: your {} differs from the expected output; first differing line (line {} of the output):\n{}",
+                                                 exercise.id, what_printed(code), line, lines)};
+}
+
+}  // namespace
+
 ExerciseCheck check_exercise_output(const Exercise& exercise, std::string_view expected, std::string_view annotated_output,
                                     int exit_code, std::string_view errors) {
+    if (auto stop = stopped(exercise, exit_code, errors)) return *stop;
     const std::string name = "exercise " + exercise.id;
-    if (exit_code != 0) {
-        std::string why(errors);
-        while (!why.empty() && why.back() == '\n') why.pop_back();
-        // exercise_todo's message: the student has not written this answer yet.
-        if (why.find("is not done yet: TODO(exercise ") != std::string::npos) {
-            return {ExerciseVerdict::unfinished, fmt::format("{}: not finished: {} stopped at a TODO:\n  {}", name, exercise.program, why)};
-        }
-        return {ExerciseVerdict::runtime_error,
-                fmt::format("{}: your code stops with an error: {} exited with code {}{}:\n  {}", name, exercise.program,
-                            exit_code, exit_code > 128 ? " (killed by signal " + std::to_string(exit_code - 128) + ")" : "",
-                            why.empty() ? "(no message)" : why)};
-    }
     const auto actual = strip_annotations(annotated_output);
     std::string actual_text;
     for (const auto& line : actual) actual_text += line.text + "\n";
     const Comparison c = compare_outputs(expected, actual_text);
     if (c.verdict == Verdict::match)
         return {ExerciseVerdict::match, fmt::format("{}: right: your output is PyTorch's, byte for byte.", name)};
-    // The notebook code behind the first differing line (or, past the end, behind the last line).
-    const std::string code = c.line - 1 < actual.size() ? actual[c.line - 1].code : (actual.empty() ? "" : actual.back().code);
-    const auto shown = [](const std::string& line, bool present) { return present ? line : std::string("<end of output>"); };
+    const std::string code = code_of(actual, c.line);
     const std::string lines = fmt::format("  expected: {}\n  yours:    {}", shown(c.expected_line, c.line <= split_lines(expected).size()),
                                           shown(c.actual_line, c.line <= actual.size()));
     if (c.verdict == Verdict::close)
@@ -233,9 +257,82 @@ ExerciseCheck check_exercise_output(const Exercise& exercise, std::string_view e
                 fmt::format("{}: right, but not bit-exact: your {} differs from PyTorch's only in the last printed digits "
                             "(or spacing); first such line (line {} of the output):\n{}",
                             name, what_printed(code), c.line, lines)};
-    return {ExerciseVerdict::differ,
-            fmt::format("{}: your {} differs from the expected output; first differing line (line {} of the output):\n{}", name,
-                        what_printed(code), c.line, lines)};
+    return differs(exercise, code, c.line, lines);
+}
+
+// ---- digests of an expected output -------------------------------------------------------------
+
+std::string coarse_line(std::string_view line) {
+    std::string out;
+    std::size_t i = 0;
+    const auto digit = [&](std::size_t k) { return k < line.size() && std::isdigit(static_cast<unsigned char>(line[k])); };
+    while (i < line.size()) {
+        const char c = line[i];
+        if (c == ' ' || c == '\t' || c == '\r') {  // a run of spacing: one space, none at either end
+            while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+            if (!out.empty() && i < line.size()) out += ' ';
+            continue;
+        }
+        const bool word_before = i > 0 && (std::isalnum(static_cast<unsigned char>(line[i - 1])) || line[i - 1] == '_');
+        if (!word_before && digit(i)) {  // a number: its integer part, then at most 2 fewer decimals
+            std::size_t end = i;
+            while (digit(end)) ++end;
+            std::string number(line.substr(i, end - i));
+            if (end < line.size() && line[end] == '.' && digit(end + 1)) {
+                std::size_t frac = end + 1;
+                while (digit(frac)) ++frac;
+                const std::size_t decimals = frac - end - 1;
+                const std::size_t keep = decimals > 2 ? decimals - 2 : (decimals > 1 ? 1 : decimals);
+                number += line.substr(end, 1 + keep);
+                end = frac;
+            }
+            // -0.00 and 0.00 are one number once cut: no sign on a zero
+            if (number.find_first_not_of("0.") == std::string::npos && !out.empty() && out.back() == '-') out.pop_back();
+            out += number;
+            i = end;
+            continue;
+        }
+        out += c;
+        ++i;
+    }
+    return out;
+}
+
+std::string output_digests(std::string_view expected) {
+    std::string digests;
+    for (const std::string& line : split_lines(expected)) digests += sha256_hex(line) + " " + sha256_hex(coarse_line(line)) + "\n";
+    return digests;
+}
+
+ExerciseCheck check_exercise_digests(const Exercise& exercise, std::string_view digests, std::string_view annotated_output,
+                                     int exit_code, std::string_view errors) {
+    if (auto stop = stopped(exercise, exit_code, errors)) return *stop;
+    const std::string name = "exercise " + exercise.id;
+    std::vector<std::pair<std::string, std::string>> expected;  // exact, coarse
+    for (const std::string& line : split_lines(digests)) {
+        if (line.size() != 129 || line[64] != ' ')
+            throw std::invalid_argument(fmt::format("{}: the expected output's digests are damaged (line {}: not \"<sha256> <sha256>\")",
+                                                    name, expected.size() + 1));
+        expected.emplace_back(line.substr(0, 64), line.substr(65));
+    }
+    const auto actual = strip_annotations(annotated_output);
+    std::size_t first_close = 0;
+    for (std::size_t i = 0; i < std::max(expected.size(), actual.size()); ++i) {
+        const std::size_t line = i + 1;
+        if (i >= expected.size() || i >= actual.size())
+            return differs(exercise, code_of(actual, line), line,
+                           fmt::format("  expected: {}\n  yours:    {}", i < expected.size() ? "another line" : "<end of output>",
+                                       shown(i < actual.size() ? actual[i].text : "", i < actual.size())));
+        if (sha256_hex(actual[i].text) == expected[i].first) continue;
+        if (sha256_hex(coarse_line(actual[i].text)) != expected[i].second)
+            return differs(exercise, actual[i].code, line, fmt::format("  expected: another line\n  yours:    {}", actual[i].text));
+        if (first_close == 0) first_close = line;
+    }
+    if (first_close == 0) return {ExerciseVerdict::match, fmt::format("{}: right: your output is PyTorch's, byte for byte.", name)};
+    return {ExerciseVerdict::close,
+            fmt::format("{}: right, but not bit-exact (probably): your {} agrees with PyTorch's once its numbers are cut to two "
+                        "fewer decimals, not byte for byte; first such line (line {} of the output):\n  yours:    {}",
+                        name, what_printed(code_of(actual, first_close)), first_close, actual[first_close - 1].text)};
 }
 
 ExerciseCheck build_failure(const Exercise& exercise, std::string_view build_output) {
@@ -375,6 +472,85 @@ std::vector<std::string> write_student_sources(const fs::path& solutions_dir, co
     return written;
 }
 
+namespace {
+
+// The exercises' expected outputs in `source_dir`: data/golden/<kernel>/<program>.txt, each with its exercise.
+std::vector<std::pair<fs::path, const Exercise*>> exercise_goldens(const fs::path& source_dir) {
+    std::vector<std::pair<fs::path, const Exercise*>> goldens;
+    const fs::path golden = source_dir / "data" / "golden";
+    if (!fs::is_directory(golden)) return goldens;
+    for (const auto& kernel : fs::directory_iterator(golden)) {
+        if (!kernel.is_directory()) continue;
+        for (const Exercise& e : exercises()) {
+            const fs::path file = kernel.path() / (e.program + ".txt");
+            if (fs::is_regular_file(file)) goldens.emplace_back(fs::relative(file, source_dir), &e);
+        }
+    }
+    std::sort(goldens.begin(), goldens.end());
+    return goldens;
+}
+
+// The book's exercise-solution notebooks (exercise-solutions.ipynb of chapters 3 to 5), kept for
+// llmfs-nbcheck's tests: tests/nbcheck/ch03_exercises_book.ipynb...
+bool book_solution_notebook(const std::string& relative) {
+    return starts_with(relative, "tests/nbcheck/") && relative.size() > 21 &&
+           relative.compare(relative.size() - 21, 21, "_exercises_book.ipynb") == 0;
+}
+
+// A notebook's cells (Jupyter's JSON), or null when `bytes` is not one. Any file may be one, whatever
+// its name: one that starts with "{" and has "cells" is parsed.
+nlohmann::json notebook_cells(const std::string& bytes) {
+    const std::size_t start = bytes.find_first_not_of(" \t\r\n");
+    if (start == std::string::npos || bytes[start] != '{' || bytes.find("\"cells\"") == std::string::npos) return nullptr;
+    nlohmann::json notebook = nlohmann::json::parse(bytes, nullptr, false);
+    if (!notebook.is_object() || !notebook.contains("cells") || !notebook["cells"].is_array()) return nullptr;
+    return std::move(notebook["cells"]);
+}
+
+// The lines of a notebook text: a string or a list of strings (the lines of a cell's "source").
+std::vector<std::string> notebook_text_lines(const nlohmann::json& text) {
+    std::string joined;
+    if (text.is_string()) joined = text.get<std::string>();
+    if (text.is_array())
+        for (const auto& piece : text)
+            if (piece.is_string()) joined += piece.get<std::string>();
+    return split_lines(joined);
+}
+
+// The lines of a notebook's code cells.
+std::vector<std::string> notebook_code_lines(const std::string& bytes) {
+    std::vector<std::string> lines;
+    for (const auto& cell : notebook_cells(bytes)) {
+        if (!cell.is_object() || cell.value("cell_type", "") != "code" || !cell.contains("source")) continue;
+        for (std::string& line : notebook_text_lines(cell["source"])) lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
+// The lines of a file as a reader sees them: a notebook's are the lines of its cells' sources and
+// text outputs, decoded (in the file they are JSON strings: "    x = 1\n",), after the file's own
+// lines; any other file's are its lines.
+std::vector<std::string> readable_lines(const std::string& bytes) {
+    std::vector<std::string> lines = split_lines(bytes);
+    const auto add = [&](const nlohmann::json& text) {
+        for (std::string& line : notebook_text_lines(text)) lines.push_back(std::move(line));
+    };
+    for (const auto& cell : notebook_cells(bytes)) {
+        if (!cell.is_object()) continue;
+        if (cell.contains("source")) add(cell["source"]);
+        if (!cell.contains("outputs") || !cell["outputs"].is_array()) continue;
+        for (const auto& output : cell["outputs"]) {
+            if (!output.is_object()) continue;
+            if (output.contains("text")) add(output["text"]);
+            if (output.contains("data") && output["data"].is_object() && output["data"].contains("text/plain"))
+                add(output["data"]["text/plain"]);
+        }
+    }
+    return lines;
+}
+
+}  // namespace
+
 std::vector<fs::path> handout_files(const fs::path& source_dir) {
     // What a student's tree holds: the build, the library, the chapters and exercises (student
     // version), the tools, the data and goldens, the tests and the scripts that made the goldens.
@@ -384,6 +560,14 @@ std::vector<fs::path> handout_files(const fs::path& source_dir) {
     static const std::vector<std::string> kLeftOut = {"chapters/exercises/solutions", "tests/goldens/exercises_reference.py",
                                                       "chapters/exercises/README-student.md", "tests/classroom",
                                                       "docs/classroom.md"};
+    // The expected outputs, wherever a copy of one stands (5.4's is also llmfs-train's resume golden).
+    std::map<std::uintmax_t, std::set<std::string>> expected;  // size -> SHA-256s
+    for (const auto& [golden, exercise] : exercise_goldens(source_dir))
+        expected[fs::file_size(source_dir / golden)].insert(sha256_hex(read_bytes(source_dir / golden)));
+    const auto is_expected_output = [&](const fs::path& file) {
+        const auto it = expected.find(fs::file_size(file));
+        return it != expected.end() && it->second.count(sha256_hex(read_bytes(file)));
+    };
     std::vector<fs::path> files;
     for (const std::string& top : kTop) {
         const fs::path root = source_dir / top;
@@ -403,51 +587,80 @@ std::vector<fs::path> handout_files(const fs::path& source_dir) {
                 if (it->is_directory()) it.disable_recursion_pending();
                 continue;
             }
-            if (it->is_regular_file()) files.push_back(relative);
+            if (it->is_regular_file() && !book_solution_notebook(rel) && !is_expected_output(it->path())) files.push_back(relative);
         }
     }
     std::sort(files.begin(), files.end());
     return files;
 }
 
-void write_handout(const fs::path& source_dir, const fs::path& out_dir) {
+std::size_t write_handout(const fs::path& source_dir, const fs::path& out_dir) {
     if (fs::exists(out_dir) && !fs::is_empty(out_dir)) {
         throw std::invalid_argument(out_dir.string() + " exists and is not empty: give a new folder for the hand-out");
     }
-    for (const fs::path& file : handout_files(source_dir)) {
+    const auto files = handout_files(source_dir);
+    for (const fs::path& file : files) {
         fs::create_directories((out_dir / file).parent_path());
         fs::copy_file(source_dir / file, out_dir / file, fs::copy_options::overwrite_existing);
     }
     write_bytes(out_dir / "README.md", read_bytes(source_dir / "chapters" / "exercises" / "README-student.md"));
+    // Each expected output as digests: data/golden/mkl/ch03_exercise_3_1.txt -> .lines
+    const auto goldens = exercise_goldens(source_dir);
+    for (const auto& [golden, exercise] : goldens) {
+        fs::path digests = out_dir / golden;
+        write_bytes(digests.replace_extension(".lines"), output_digests(read_bytes(source_dir / golden)));
+    }
+    return files.size() + 1 + goldens.size();
 }
 
 std::vector<std::string> find_answer_leaks(const fs::path& source_dir, const fs::path& tree) {
-    // The answers: solution lines and the reference solutions' lines.
-    std::set<std::string> answers;
+    // The answers, each with its kind: solution lines, the reference solutions' lines, the code of
+    // the book's solution notebooks.
+    std::map<std::string, std::string> answers;
     const fs::path solutions = source_dir / "chapters" / "exercises" / "solutions";
     for (const std::string& name : exercise_names()) {
-        for (const std::string& line : answer_lines(read_bytes(solutions / (name + ".cpp")))) answers.insert(line);
+        for (const std::string& line : answer_lines(read_bytes(solutions / (name + ".cpp")))) answers.emplace(line, "solution line");
     }
-    const fs::path reference = source_dir / "tests" / "goldens" / "exercises_reference.py";
-    for (const std::string& line : split_lines(read_bytes(reference))) {
-        const std::string t = trim(line);
-        if (!t.empty() && !starts_with(t, "#")) answers.insert(t);
+    const auto add_code = [&](const std::vector<std::string>& lines) {
+        for (const std::string& line : lines) {
+            const std::string t = trim(line);
+            if (!t.empty() && !starts_with(t, "#")) answers.emplace(t, "the book's solution code");
+        }
+    };
+    add_code(split_lines(read_bytes(source_dir / "tests" / "goldens" / "exercises_reference.py")));
+    for (const auto& entry : fs::directory_iterator(source_dir / "tests" / "nbcheck")) {
+        if (book_solution_notebook(fs::relative(entry.path(), source_dir).generic_string()))
+            add_code(notebook_code_lines(read_bytes(entry.path())));
     }
-    // Lines the source tree has outside the answers (a lone "}", the chapter code's own lines, the
-    // book's notebook cells the programs show as C++ string literals) are no evidence: drop them.
+    // The expected outputs: two consecutive non-blank lines of one, or the whole of a one-line one.
+    std::map<std::string, const Exercise*> outputs;  // "line\nnext line" or "line"
+    for (const auto& [golden, exercise] : exercise_goldens(source_dir)) {
+        std::vector<std::string> lines;
+        for (const std::string& line : split_lines(read_bytes(source_dir / golden)))
+            if (!trim(line).empty()) lines.push_back(trim(line));
+        if (lines.size() == 1) outputs.emplace(lines[0], exercise);
+        for (std::size_t i = 0; i + 1 < lines.size(); ++i) outputs.emplace(lines[i] + "\n" + lines[i + 1], exercise);
+    }
+    // What the source tree holds outside the answers (a lone "}", the chapter code's own lines, the
+    // book's notebook cells the programs show as C++ string literals, output lines other programs
+    // print too) is no evidence: drop it.
     for (const fs::path& file : handout_files(source_dir)) {
         // Only the programs (chapters/) show notebook code in string literals; a literal elsewhere
         // (a test that plants an answer, say) is no evidence.
         const bool program = starts_with(file.generic_string(), "chapters/");
-        for (const std::string& line : split_lines(read_bytes(source_dir / file))) {
-            answers.erase(trim(line));
+        std::string previous;
+        for (const std::string& line : readable_lines(read_bytes(source_dir / file))) {
+            const std::string t = trim(line);
+            answers.erase(t);
+            outputs.erase(t);
+            outputs.erase(previous + "\n" + t);
+            if (!t.empty()) previous = t;
             if (program) {
                 for (const std::string& shown : string_literal_lines(line)) answers.erase(trim(shown));
             }
         }
     }
     for (const std::string& name : exercise_names()) {  // the solutions' code outside their answers
-        std::string outside;
         bool inside = false;
         for (const std::string& line : split_lines(read_bytes(solutions / (name + ".cpp")))) {
             const std::string t = trim(line);
@@ -456,16 +669,32 @@ std::vector<std::string> find_answer_leaks(const fs::path& source_dir, const fs:
             if (starts_with(t, "// END SOLUTION")) inside = false;
         }
     }
-    std::vector<std::string> leaks;
+    // Each file once, with what it holds and the first line of each kind.
+    std::vector<std::string> found;
     for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator(); ++it) {
         if (!it->is_regular_file()) continue;
-        std::size_t line_no = 0;
-        for (const std::string& line : split_lines(read_bytes(it->path()))) {
-            ++line_no;
-            if (answers.count(trim(line))) leaks.push_back(fmt::format("{}:{}: {}", it->path().string(), line_no, trim(line)));
+        std::map<std::string, std::pair<std::size_t, std::string>> kinds;  // kind -> (count, first)
+        const auto hit = [&](const std::string& kind, const std::string& text) {
+            auto& [count, first] = kinds[kind];
+            if (count++ == 0) first = text;
+        };
+        std::string previous;
+        for (const std::string& line : readable_lines(read_bytes(it->path()))) {
+            const std::string t = trim(line);
+            if (const auto a = answers.find(t); a != answers.end()) hit(a->second, t);
+            if (const auto o = outputs.find(t); o != outputs.end()) hit("expected output of exercise " + o->second->id, t);
+            if (const auto o = outputs.find(previous + "\n" + t); o != outputs.end() && !t.empty())
+                hit("expected output of exercise " + o->second->id, previous + " / " + t);
+            if (!t.empty()) previous = t;
         }
+        if (kinds.empty()) continue;
+        std::string what;
+        for (const auto& [kind, hits] : kinds)
+            what += fmt::format("{}{} ({} line{}, e.g. `{}`)", what.empty() ? "" : "; ", kind, hits.first, hits.first == 1 ? "" : "s", hits.second);
+        found.push_back(fmt::format("{}: {}", fs::relative(it->path(), tree).generic_string(), what));
     }
-    return leaks;
+    std::sort(found.begin(), found.end());
+    return found;
 }
 
 }  // namespace llmfs

@@ -79,6 +79,23 @@ struct ExerciseCheck {
 // program stopped at a TODO (exercise_todo's message), `runtime_error` otherwise.
 ExerciseCheck check_exercise_output(const Exercise& exercise, std::string_view expected, std::string_view annotated_output,
                                     int exit_code, std::string_view errors);
+// ---- the hand-out's expected outputs: digests, not text --------------------------------------
+// A hand-out carries, in place of each exercise's expected output data/golden/<kernel>/<program>.txt,
+// data/golden/<kernel>/<program>.lines: one line per output line, "<exact> <coarse>", the lowercase
+// hex SHA-256 of the line and of coarse_line(line) (docs/classroom.md, "What the hand-out holds").
+
+// The line with each run of spacing made one space (none at the ends), each number cut to two fewer
+// decimals (at least one kept: 0.1234 -> 0.12, 10.277 -> 10.2, 0.12 -> 0.1; integers unchanged) and
+// a cut number that is zero unsigned: a last-digit difference (another BLAS kernel) mostly vanishes.
+std::string coarse_line(std::string_view line);
+// The digests of an expected output, as a hand-out's .lines file holds them.
+std::string output_digests(std::string_view expected);
+// check_exercise_output against digests: match when every line's exact digest agrees, close
+// ("right, but not bit-exact (probably)") when every line agrees at least coarsely, differ at the
+// first line that agrees in neither (the student's line, the notebook code that printed it,
+// "expected: another line"), or at the end of the shorter output. Damaged digests: std::invalid_argument.
+ExerciseCheck check_exercise_digests(const Exercise& exercise, std::string_view digests, std::string_view annotated_output,
+                                     int exit_code, std::string_view errors);
 // The verdict for a program that does not compile, with the compiler's first errors.
 ExerciseCheck build_failure(const Exercise& exercise, std::string_view build_output);
 
@@ -97,19 +114,29 @@ std::vector<std::string> write_student_sources(const std::filesystem::path& solu
                                                const std::filesystem::path& student_dir, bool force);
 
 // The files of a student hand-out, relative to the source tree: what a student needs to build,
-// run, change and check the programs and exercises, without chapters/exercises/solutions/,
-// tests/goldens/exercises_reference.py (the book's solutions in PyTorch), tests/classroom/
-// (the instructor's tests, which answer an exercise) and docs/classroom.md (whose walk-through shows
-// 3.2's answer); the hand-out's README.md is
-// chapters/exercises/README-student.md.
+// run, change and check the programs and exercises, without an answer in any form: not
+// chapters/exercises/solutions/, tests/goldens/exercises_reference.py (the book's solutions in
+// PyTorch), the book's solution notebooks (tests/nbcheck/*_exercises_book.ipynb), any file whose
+// bytes are an exercise's expected output (data/golden/<kernel>/<program>.txt, and a copy elsewhere:
+// 5.4's is llmfs-train's resume golden), tests/classroom/ (the instructor's tests, which answer an
+// exercise) or docs/classroom.md (whose walk-through shows 3.2's answer); the hand-out's README.md
+// is chapters/exercises/README-student.md.
 std::vector<std::filesystem::path> handout_files(const std::filesystem::path& source_dir);
-// Writes the hand-out of `source_dir` into `out_dir` (which must not exist, or be empty).
-void write_handout(const std::filesystem::path& source_dir, const std::filesystem::path& out_dir);
+// Writes the hand-out of `source_dir` into `out_dir` (which must not exist, or be empty): the
+// handout_files, the README, and each expected output's digests (output_digests) in place of its
+// text. Returns the number of files written.
+std::size_t write_handout(const std::filesystem::path& source_dir, const std::filesystem::path& out_dir);
 
-// Every place in the files under `tree` where an answer stands: a line (whitespace trimmed) equal
-// to an answer line of chapters/exercises/solutions/ or to a line of the reference solutions
-// (tests/goldens/exercises_reference.py), except lines the source tree also has outside them (a
-// lone "}", a GPTConfig line of the chapter code). Each as "path:line: text".
+// The files under `tree` that hold an answer, one line each, "path: what (N lines, e.g. `line`)",
+// the path relative to `tree`, sorted. What counts (lines compared with whitespace trimmed; a
+// notebook's cell sources and outputs decoded from its JSON):
+//   "solution line"             an answer line of chapters/exercises/solutions/;
+//   "the book's solution code"  a line of tests/goldens/exercises_reference.py or of a code cell of
+//                               the book's solution notebooks;
+//   "expected output of exercise 3.3"  two consecutive non-blank lines of an exercise's expected
+//                               output, or the whole of a one-line one;
+// except lines (and line pairs) the hand-out also holds elsewhere (a lone "}", a GPTConfig line of
+// the chapter code, an output line another program prints too).
 std::vector<std::string> find_answer_leaks(const std::filesystem::path& source_dir, const std::filesystem::path& tree);
 
 }  // namespace llmfs

@@ -3,6 +3,7 @@
 
 #include "llmfs/app/exercise.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -120,6 +121,8 @@ TEST_CASE("check_exercise_output: a last-digit difference is right, but not bit-
     CHECK(far.verdict == ExerciseVerdict::differ);
 }
 
+// Tagged [solutions]: the instructor's cases, which read the solutions, the book's notebooks and the
+// expected outputs; a hand-out has none of them and leaves these cases out (common/CMakeLists.txt).
 namespace {
 
 namespace fs = std::filesystem;
@@ -134,7 +137,7 @@ std::string read_all(const fs::path& path) {
 
 }  // namespace
 
-TEST_CASE("write_student_sources never overwrites a student file that was edited, unless forced") {
+TEST_CASE("write_student_sources never overwrites a student file that was edited, unless forced", "[solutions]") {
     llmfs::testing::TempDir tmp("llmfs_student_sources");
     fs::copy(kSource / "chapters/exercises/solutions", tmp.path / "solutions");
     fs::copy(kSource / "chapters/exercises/student", tmp.path / "student");
@@ -158,7 +161,7 @@ TEST_CASE("write_student_sources never overwrites a student file that was edited
     CHECK(read_all(answered) == read_all(kSource / "chapters/exercises/student/exercise_3_2.cpp"));
 }
 
-TEST_CASE("find_answer_leaks finds a planted answer line and a reference-solution line, and nothing in a clean copy") {
+TEST_CASE("find_answer_leaks names each file that holds a planted answer line or a reference-solution line, and none in a clean copy", "[solutions]") {
     llmfs::testing::TempDir tmp("llmfs_leaks");
     fs::copy(kSource / "chapters/exercises/student", tmp.path / "student");
     CHECK(find_answer_leaks(kSource, tmp.path).empty());
@@ -173,5 +176,73 @@ TEST_CASE("find_answer_leaks finds a planted answer line and a reference-solutio
     std::ofstream(tmp.path / "copied.py") << reference_line << "\n";
     const auto leaks = find_answer_leaks(kSource, tmp.path);
     REQUIRE(leaks.size() == 2);
-    CHECK_THAT(leaks[0] + leaks[1], Catch::Contains("notes.txt:2: " + answer) && Catch::Contains("copied.py:1: "));
+    CHECK(leaks[0] == "copied.py: the book's solution code (1 line, e.g. `" + std::string(reference_line.substr(reference_line.find_first_not_of(' '))) + "`)");
+    CHECK(leaks[1] == "student/notes.txt: solution line (1 line, e.g. `" + answer + "`)");
+}
+
+TEST_CASE("find_answer_leaks names the book's solution notebooks and every expected output, planted under other names", "[solutions]") {
+    llmfs::testing::TempDir tmp("llmfs_leaks_planted");
+    std::vector<std::pair<std::string, std::string>> planted;  // file, what it must be said to hold
+    for (const char* chapter : {"ch03", "ch04", "ch05"}) {
+        const std::string name = std::string("notes/") + chapter + "_mine.ipynb";
+        fs::create_directories(tmp.path / "notes");
+        fs::copy_file(kSource / "tests/nbcheck" / (std::string(chapter) + "_exercises_book.ipynb"), tmp.path / name);
+        planted.emplace_back(name, "the book's solution code");
+    }
+    for (const char* kernel : {"mkl", "default"}) {
+        for (const Exercise& e : exercises()) {
+            const fs::path golden = kSource / "data/golden" / kernel / (e.program + ".txt");
+            if (!fs::exists(golden)) continue;
+            const std::string name = std::string("out/") + kernel + "_" + e.id + ".log";
+            fs::create_directories(tmp.path / "out");
+            fs::copy_file(golden, tmp.path / name);
+            planted.emplace_back(name, "expected output of exercise " + e.id);
+        }
+    }
+    const auto leaks = find_answer_leaks(kSource, tmp.path);
+    std::string all;
+    for (const std::string& leak : leaks) all += leak + "\n";
+    INFO(all);
+    CHECK(leaks.size() == planted.size());
+    for (const auto& [file, what] : planted) {
+        const bool named = std::any_of(leaks.begin(), leaks.end(), [&](const std::string& leak) {
+            return leak.rfind(file + ": ", 0) == 0 && leak.find(what) != std::string::npos;
+        });
+        CHECK((named ? "" : file + ": " + what + " not found") == std::string());
+    }
+}
+
+TEST_CASE("coarse_line: spacing made one space, numbers cut to two fewer decimals, a cut zero unsigned") {
+    CHECK(coarse_line("tensor([[ 0.1234,  -0.5678]])") == "tensor([[ 0.12, -0.56]])");
+    CHECK(coarse_line("  Train loss 10.277, Val loss 10.248  ") == "Train loss 10.2, Val loss 10.2");
+    CHECK(coarse_line("tensor([-0.0012, 0.12, 3])") == "tensor([0.00, 0.1, 3])");
+    CHECK(coarse_line("2360064") == "2360064");
+    CHECK(coarse_line("W_query 3.14159e-05 ch03") == "W_query 3.141e-05 ch03");
+}
+
+TEST_CASE("check_exercise_digests: right, probably right, differs at a line with its code, not finished") {
+    const Exercise& e = find_exercise("3.1");
+    const std::string expected = "tensor([[0.1234, 0.5000]])\ntorch.Size([1, 2])\n";
+    const std::string digests = output_digests(expected);
+    CHECK(digests.size() == 2 * 130);
+    CHECK(digests.find("0.1234") == std::string::npos);
+    const auto run = [&](const std::string& output) {
+        return check_exercise_digests(e, digests, ">>> sa_v1(inputs)\n" + output, 0, "");
+    };
+    CHECK(run(expected).verdict == ExerciseVerdict::match);
+    const ExerciseCheck close = run("tensor([[0.1235, 0.5000]])\ntorch.Size([1, 2])\n");
+    CHECK(close.verdict == ExerciseVerdict::close);
+    CHECK_THAT(close.message, Catch::StartsWith("exercise 3.1: right, but not bit-exact (probably): your sa_v1(inputs)") &&
+                                  Catch::Contains("line 1"));
+    const ExerciseCheck wrong = run("tensor([[0.1234, 0.5000]])\ntorch.Size([2, 2])\n");
+    CHECK(wrong.verdict == ExerciseVerdict::differ);
+    CHECK(wrong.message == "exercise 3.1: your sa_v1(inputs) differs from the expected output; first differing line (line 2 of the output):\n"
+                           "  expected: another line\n  yours:    torch.Size([2, 2])");
+    const ExerciseCheck shorter = run("tensor([[0.1234, 0.5000]])\n");
+    CHECK(shorter.verdict == ExerciseVerdict::differ);
+    CHECK_THAT(shorter.message, Catch::Contains("line 2 of the output") && Catch::Contains("expected: another line\n  yours:    <end of output>"));
+    const ExerciseCheck longer = run(expected + "extra\n");
+    CHECK_THAT(longer.message, Catch::Contains("line 3 of the output") && Catch::Contains("expected: <end of output>\n  yours:    extra"));
+    CHECK(check_exercise_digests(e, digests, "", 1, "exercise 3.1 is not done yet: TODO(exercise 3.1): x").verdict == ExerciseVerdict::unfinished);
+    CHECK_THROWS_WITH(check_exercise_digests(e, "not a digest\n", expected, 0, ""), Catch::Contains("damaged"));
 }
