@@ -68,6 +68,9 @@ int list() {
         for (const std::string& n : e.names) names += (names.empty() ? "" : ", ") + n;
         std::cout << "  C++ you will need: " << names << "\n";
         if (!e.check_args.empty()) std::cout << fmt::format("  check runs {} {}\n", e.program, fmt::join(e.check_args, " "));
+        if (!e.variants.empty())
+            std::cout << fmt::format("  grade also runs it on {} hidden variant(s): other inputs, through the same functions\n",
+                                     e.variants.size());
         if (!e.checkpoint_train_args.empty())
             std::cout << fmt::format("  check continues the checkpoint of llmfs-train {} --save model_and_optimizer.pth --with-optimizer\n",
                                      fmt::join(e.checkpoint_train_args, " "));
@@ -301,6 +304,10 @@ int grade(const GradeOptions& opt, const char* argv0) {
     const auto expected_for = [&](const Exercise& e, const std::string& kernel, std::size_t v) -> const std::string& {
         const std::string key = fmt::format("{} {} {}", e.id, kernel, v);
         if (auto it = variant_expected.find(key); it != variant_expected.end()) return it->second;
+        if (std::error_code ec; !fs::exists(executable_dir(argv0) / e.program, ec))
+            throw std::runtime_error(fmt::format("the solution {} is not built, so exercise {}'s variants have no expected output: "
+                                                 "cmake --build {} --target exercises",
+                                                 (executable_dir(argv0) / e.program).string(), e.id, build->string()));
         const ProcessResult run =
             run_exercise_program(e, executable_dir(argv0) / e.program, executable_dir(argv0), kernel, solution_options, e.variants[v]);
         if (run.exit_code != 0)
