@@ -248,7 +248,7 @@ std::string indented(const std::string& text, const std::string& indent) {
         out += c;
         if (c == '\n') out += indent;
     }
-    return out.substr(0, out.find_last_not_of(' ') + 1);
+    return out.substr(0, out.find_last_not_of(" \n") + 1);
 }
 
 // One page per student in `dir`, "<n>-<name>.txt", for the instructor to send back: each exercise's

@@ -273,7 +273,10 @@ ExerciseCheck combine_variants(const Exercise& exercise, const ExerciseCheck& bo
     std::string first;
     for (std::size_t i = 0; i < variants.size(); ++i) {
         if (solved(variants[i].verdict)) continue;
-        if (failed++ == 0) first = fmt::format("first on variant {} ({}):\n  {}", i + 1, fmt::join(exercise.variants.at(i), " "), variants[i].message);
+        if (failed++ != 0) continue;
+        std::string message = variants[i].message;  // indented under the first line
+        for (std::size_t at = message.find('\n'); at != std::string::npos; at = message.find('\n', at + 3)) message.insert(at + 1, "  ");
+        first = fmt::format("first on variant {} ({}):\n  {}", i + 1, fmt::join(exercise.variants.at(i), " "), message);
     }
     if (failed == 0) return book;
     return {ExerciseVerdict::differ_on_variants,
