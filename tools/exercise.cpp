@@ -420,7 +420,6 @@ int main(int argc, char** argv) {
         "grade", "build each student tree's exercises against this build's library, and judge them against this build's goldens");
     grade_cmd->add_option("STUDENT_DIR", grade_opt.students, "student trees (each with chapters/exercises/student/)")->required();
     grade_cmd->add_option("--exercise", grade_opt.only, "grade only this exercise, e.g. --exercise 3.2 (repeatable)")
-        ->expected(1)
         ->allow_extra_args(false);  // one value each: the student trees after it stay positional
     grade_cmd->add_flag("--json", grade_opt.json,
                         "print a JSON list of {student, exercise, verdict, variants (how many hidden variants ran), details}");
