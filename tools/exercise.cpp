@@ -8,8 +8,9 @@
 //   llmfs-exercise handout DIR           a buildable student tree, without any answer, in DIR
 //   llmfs-exercise audit DIR             names each file under DIR that holds an answer: a solution
 //                                        line, the book's solution code, an expected output
-//   llmfs-exercise grade [--json] STUDENT_DIR...   builds each student's exercises against this
-//                                        build's library and judges them against this build's goldens
+//   llmfs-exercise grade [--json] [--details] [--summary DIR] STUDENT_DIR...   builds each student's
+//                                        exercises against this build's library and judges them against
+//                                        this build's goldens, then (solutions build) on hidden variants
 //   llmfs-exercise student-sources [--force]       writes chapters/exercises/student/ from solutions/
 //   llmfs-exercise student-copy FILE [-o OUT]      the student version of one solution source
 // Exit status: check 0 when the output is right (also right but not bit-exact), 1 otherwise;
@@ -69,6 +70,9 @@ int list() {
         for (const std::string& n : e.names) names += (names.empty() ? "" : ", ") + n;
         std::cout << "  C++ you will need: " << names << "\n";
         if (!e.check_args.empty()) std::cout << fmt::format("  check runs {} {}\n", e.program, fmt::join(e.check_args, " "));
+        if (!e.variants.empty())
+            std::cout << fmt::format("  grade also runs it on {} hidden variant(s): other inputs, through the same functions\n",
+                                     e.variants.size());
         if (!e.checkpoint_train_args.empty())
             std::cout << fmt::format("  check continues the checkpoint of llmfs-train {} --save model_and_optimizer.pth --with-optimizer\n",
                                      fmt::join(e.checkpoint_train_args, " "));
@@ -93,14 +97,14 @@ struct CheckOptions {
     std::string id, bernoulli = "mkl", program, golden;
 };
 
-// Runs one exercise program with --annotate (and the exercise's check_args) and judges it against
-// `golden_text`. An exercise that continues a checkpoint (5.4) gets the one its golden continues,
-// trained first by `tools`/llmfs-train (this build's, never a student's) in a folder of its own.
-// `golden_text` is the expected output, or its digests where `digests` (a hand-out's .lines).
-ExerciseCheck judge(const Exercise& e, const fs::path& program, const fs::path& tools, const std::string& golden_text,
-                    const std::string& bernoulli, const ProcessOptions& options = {}, bool digests = false) {
+// Runs one exercise program with --annotate, the exercise's check_args and `extra_args` (a hidden
+// variant's --variant N). An exercise that continues a checkpoint (5.4) gets the one its golden
+// continues, trained first by `tools`/llmfs-train (this build's, never a student's) in a folder of its own.
+ProcessResult run_exercise_program(const Exercise& e, const fs::path& program, const fs::path& tools, const std::string& bernoulli,
+                                   const ProcessOptions& options, const std::vector<std::string>& extra_args) {
     std::vector<std::string> args{"--annotate", "--bernoulli", bernoulli};
     args.insert(args.end(), e.check_args.begin(), e.check_args.end());
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
     std::optional<TempFolder> scratch;
     if (!e.checkpoint_train_args.empty()) {
         scratch.emplace("llmfs-exercise");
@@ -113,7 +117,15 @@ ExerciseCheck judge(const Exercise& e, const fs::path& program, const fs::path& 
                                                  e.id, fmt::join(train, " "), trained.exit_code, trained.err));
         args.insert(args.end(), {"--checkpoint", checkpoint.string()});
     }
-    const ProcessResult run = run_process(program, args, options);
+    return run_process(program, args, options);
+}
+
+// Runs one exercise program (run_exercise_program) and judges it against `golden_text`: the expected
+// output, or its digests where `digests` (a hand-out's .lines).
+ExerciseCheck judge(const Exercise& e, const fs::path& program, const fs::path& tools, const std::string& golden_text,
+                    const std::string& bernoulli, const ProcessOptions& options = {}, const std::vector<std::string>& extra_args = {},
+                    bool digests = false) {
+    const ProcessResult run = run_exercise_program(e, program, tools, bernoulli, options, extra_args);
     return digests ? check_exercise_digests(e, golden_text, run.out, run.exit_code, run.err)
                    : check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
 }
@@ -158,7 +170,7 @@ int check(const CheckOptions& opt, const char* argv0) {
     ProcessOptions options;
     if (digests && !std::getenv("OPENBLAS_CORETYPE") && can_run_golden_blas_kernel())
         options.env.emplace_back("OPENBLAS_CORETYPE", golden_blas_kernel());
-    ExerciseCheck result = judge(e, program, executable_dir(argv0), expected, opt.bernoulli, options, digests);
+    ExerciseCheck result = judge(e, program, executable_dir(argv0), expected, opt.bernoulli, options, {}, digests);
     // The program runs in this environment, so OpenBLAS picked the same kernel for it as for us.
     if (const std::string note = blas_kernel_note(); result.verdict == ExerciseVerdict::close && !note.empty() && options.env.empty())
         result.message += "\n  close: " + note;
@@ -201,16 +213,35 @@ struct GradeOptions {
     std::vector<std::string> students;
     std::vector<std::string> only;  // --exercise: the exercises to grade (default all)
     bool json = false;
+    bool details = false;  // --details: each verdict's reason under the table
+    std::string summary;   // --summary DIR: one page per student
 };
+
+// What a student's program may read of the instructor's data: everything but golden/ (the expected
+// outputs), copied into `dir` (a few MB), so that the program cannot print the golden it is judged by.
+fs::path write_grading_data(const fs::path& data, const fs::path& dir) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const auto& entry : fs::directory_iterator(data)) {
+        if (entry.path().filename() == "golden") continue;
+        fs::copy(entry.path(), dir / entry.path().filename(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    }
+    return dir;
+}
+
+// A folder name made of a student tree's path: "alice" for "/x/alice/".
+std::string student_name(const fs::path& student) {
+    std::string name = student.filename().string();
+    if (name.empty()) name = student.parent_path().filename().string();
+    for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return name;
+}
 
 // A student tree's own build directory: a small CMake project building its exercise sources
 // against this build's libllmfs (llmfs-targets.cmake), with this build's compiler and flags.
 fs::path write_grading_project(const fs::path& build, const fs::path& student, std::size_t index,
                                const std::vector<const Exercise*>& chosen) {
-    std::string name = student.filename().string();
-    if (name.empty()) name = student.parent_path().filename().string();
-    for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    const fs::path dir = build / "grading" / fmt::format("{}-{}", index + 1, name);
+    const fs::path dir = build / "grading" / fmt::format("{}-{}", index + 1, student_name(student));
     fs::create_directories(dir);
     std::string cmake = fmt::format(
         "# Written by llmfs-exercise grade: {}'s exercises against the instructor's libllmfs.\n"
@@ -228,6 +259,36 @@ fs::path write_grading_project(const fs::path& build, const fs::path& student, s
     return dir;
 }
 
+// `text` with `indent` before each line.
+std::string indented(const std::string& text, const std::string& indent) {
+    std::string out = indent;
+    for (char c : text) {
+        out += c;
+        if (c == '\n') out += indent;
+    }
+    return out.substr(0, out.find_last_not_of(" \n") + 1);
+}
+
+// One page per student in `dir`, "<n>-<name>.txt", for the instructor to send back: each exercise's
+// verdict and why (the compiler's first errors, or the first differing line and the variant).
+void write_summaries(const fs::path& dir, const std::vector<std::string>& students, const std::vector<const Exercise*>& chosen,
+                     const std::map<std::string, std::map<std::string, ExerciseCheck>>& table) {
+    fs::create_directories(dir);
+    for (std::size_t s = 0; s < students.size(); ++s) {
+        std::string page = fmt::format("Exercises of {}\n\n", students[s]);
+        std::size_t right = 0;
+        for (const Exercise* e : chosen) {
+            const ExerciseCheck& c = table.at(students[s]).at(e->id);
+            right += solved(c.verdict);
+            page += fmt::format("{} {}: {}\n{}\n\n", e->id, e->title, grade_name(c.verdict), indented(c.message, "    "));
+        }
+        page += fmt::format("{} of {} exercise(s) right.\n", right, chosen.size());
+        const fs::path file = dir / fmt::format("{}-{}.txt", s + 1, student_name(students[s]));
+        std::ofstream out(file, std::ios::trunc);
+        if (!(out << page)) throw std::runtime_error("cannot write " + file.string());
+    }
+}
+
 int grade(const GradeOptions& opt, const char* argv0) {
     const auto build = build_dir(argv0);
     if (!build) throw std::runtime_error("grade runs from a build tree (build/bin/llmfs-exercise): this one has no CMakeCache.txt");
@@ -240,16 +301,41 @@ int grade(const GradeOptions& opt, const char* argv0) {
         if (!fs::is_directory(fs::path(student) / "chapters" / "exercises" / "student"))
             throw std::invalid_argument(student + " is not a student tree: it has no chapters/exercises/student/");
     }
-    // The instructor's expected outputs and data, never the student's (whose goldens may be edited).
+    // The instructor's expected outputs, never the student's (whose goldens may be edited); the
+    // student's program gets the instructor's data without them.
     const fs::path data = data_dir();
     ProcessOptions run_options;
-    run_options.env = {{"LLMFS_DATA_DIR", data.string()}, {"LLMFS_FIGURE_DIR", (*build / "grading" / "figures").string()}};
+    run_options.env = {{"LLMFS_DATA_DIR", write_grading_data(data, *build / "grading" / "data").string()},
+                       {"LLMFS_FIGURE_DIR", (*build / "grading" / "figures").string()}};
     // Under the BLAS kernel the goldens were printed with, where this CPU can run it: a right
     // answer is then right byte for byte, not "right, but not bit-exact" for this CPU's rounding.
     if (can_run_golden_blas_kernel()) run_options.env.emplace_back("OPENBLAS_CORETYPE", golden_blas_kernel());
     run_options.timeout_seconds = 600;
+    // The solution programs (this build's, when it is the solutions build) print the hidden variants'
+    // expected outputs, with the instructor's data; kept in memory only, once per variant and kernel.
+    ProcessOptions solution_options = run_options;
+    solution_options.env[0].second = data.string();
+    if (!kSolutionsBuild)
+        std::cerr << "llmfs-exercise grade: this is a student build (no solutions): only the book's case is judged, "
+                     "not the hidden variants; grade from the solutions build to run them\n";
+    std::map<std::string, std::string> variant_expected;  // "3.3 mkl 2" -> the solution's outputs
+    const auto expected_for = [&](const Exercise& e, const std::string& kernel, std::size_t v) -> const std::string& {
+        const std::string key = fmt::format("{} {} {}", e.id, kernel, v);
+        if (auto it = variant_expected.find(key); it != variant_expected.end()) return it->second;
+        if (std::error_code ec; !fs::exists(executable_dir(argv0) / e.program, ec))
+            throw std::runtime_error(fmt::format("the solution {} is not built, so exercise {}'s variants have no expected output: "
+                                                 "cmake --build {} --target exercises",
+                                                 (executable_dir(argv0) / e.program).string(), e.id, build->string()));
+        const ProcessResult run =
+            run_exercise_program(e, executable_dir(argv0) / e.program, executable_dir(argv0), kernel, solution_options, e.variants[v]);
+        if (run.exit_code != 0)
+            throw std::runtime_error(fmt::format("exercise {}: the solution {} {} failed (exit {}), so variant {} has no expected output: {}",
+                                                 e.id, e.program, fmt::join(e.variants[v], " "), run.exit_code, v + 1, run.err));
+        return variant_expected[key] = outputs_only(run.out);
+    };
 
-    std::map<std::string, std::map<std::string, ExerciseVerdict>> table;  // student -> exercise -> verdict
+    std::map<std::string, std::map<std::string, ExerciseCheck>> table;  // student -> exercise -> verdict and reason
+    std::map<std::string, std::map<std::string, std::size_t>> variants_run;
     for (std::size_t s = 0; s < opt.students.size(); ++s) {
         const std::string& student = opt.students[s];
         const fs::path project = write_grading_project(*build, student, s, chosen);
@@ -258,26 +344,42 @@ int grade(const GradeOptions& opt, const char* argv0) {
             run_cmake({"-S", project.string(), "-B", (project / "build").string(), "-DCMAKE_BUILD_TYPE=" LLMFS_BUILD_TYPE,
                        "-DCMAKE_CXX_COMPILER=" LLMFS_CXX_COMPILER, "-DCMAKE_CXX_FLAGS=" LLMFS_CXX_FLAGS});
         for (const Exercise* e : chosen) {
-            ExerciseVerdict verdict = ExerciseVerdict::build_error;
             const ProcessResult made = configured.exit_code != 0 ? configured
                                                                  : run_cmake({"--build", (project / "build").string(), "--target", e->program});
-            if (made.exit_code == 0) {
-                verdict = ExerciseVerdict::match;
-                for (const std::string& kernel : golden_kernels(data, *e)) {
-                    const std::string golden = read_file_checked(data / "golden" / kernel / (e->program + ".txt"));
-                    const ExerciseVerdict v =
-                        judge(*e, project / "build" / "bin" / e->program, executable_dir(argv0), golden, kernel, run_options).verdict;
-                    verdict = std::max(verdict, v);  // the worse of the two dropout modes (the enum's order)
-                }
+            if (made.exit_code != 0) {
+                table[student].emplace(e->id, build_failure(*e, made.out + made.err));
+                continue;
             }
-            table[student][e->id] = verdict;
+            const fs::path program = project / "build" / "bin" / e->program;
+            std::optional<ExerciseCheck> worst;
+            for (const std::string& kernel : golden_kernels(data, *e)) {
+                const std::string golden = read_file_checked(data / "golden" / kernel / (e->program + ".txt"));
+                ExerciseCheck c = judge(*e, program, executable_dir(argv0), golden, kernel, run_options);
+                if (solved(c.verdict) && kSolutionsBuild && !e->variants.empty()) {
+                    std::vector<ExerciseCheck> on_variants;
+                    for (std::size_t v = 0; v < e->variants.size(); ++v)
+                        on_variants.push_back(
+                            judge(*e, program, executable_dir(argv0), expected_for(*e, kernel, v), kernel, run_options, e->variants[v]));
+                    variants_run[student][e->id] = on_variants.size();
+                    c = combine_variants(*e, c, on_variants);
+                }
+                // the worse of the two dropout modes (the enum's order)
+                if (!worst || c.verdict > worst->verdict) worst = c;
+            }
+            table[student].emplace(e->id, *worst);
         }
     }
+    const auto verdict = [&](const std::string& student, const Exercise* e) { return table[student].at(e->id).verdict; };
+    if (!opt.summary.empty()) write_summaries(opt.summary, opt.students, chosen, table);
     if (opt.json) {
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const std::string& student : opt.students)
             for (const Exercise* e : chosen)
-                rows.push_back({{"student", student}, {"exercise", e->id}, {"verdict", grade_name(table[student][e->id])}});
+                rows.push_back({{"student", student},
+                                {"exercise", e->id},
+                                {"verdict", grade_name(verdict(student, e))},
+                                {"variants", variants_run[student][e->id]},
+                                {"details", table[student].at(e->id).message}});
         std::cout << rows.dump(2) << "\n";
         return 0;
     }
@@ -286,7 +388,7 @@ int grade(const GradeOptions& opt, const char* argv0) {
     std::vector<std::size_t> widths;
     for (const Exercise* e : chosen) {
         std::size_t w = e->id.size();
-        for (const std::string& student : opt.students) w = std::max(w, std::string(grade_name(table[student][e->id])).size());
+        for (const std::string& student : opt.students) w = std::max(w, std::string(grade_name(verdict(student, e))).size());
         widths.push_back(w);
     }
     const auto print_row = [&](const std::string& first, const auto& cell) {
@@ -296,7 +398,13 @@ int grade(const GradeOptions& opt, const char* argv0) {
     };
     print_row("student", [&](std::size_t k) { return chosen[k]->id; });
     for (const std::string& student : opt.students)
-        print_row(student, [&](std::size_t k) { return std::string(grade_name(table[student][chosen[k]->id])); });
+        print_row(student, [&](std::size_t k) { return std::string(grade_name(verdict(student, chosen[k]))); });
+    if (opt.details) {
+        for (const std::string& student : opt.students) {
+            std::cout << "\n" << student << ":\n";
+            for (const Exercise* e : chosen) std::cout << indented(table[student].at(e->id).message, "  ") << "\n";
+        }
+    }
     return 0;
 }
 
@@ -330,9 +438,13 @@ int main(int argc, char** argv) {
         "grade", "build each student tree's exercises against this build's library, and judge them against this build's goldens");
     grade_cmd->add_option("STUDENT_DIR", grade_opt.students, "student trees (each with chapters/exercises/student/)")->required();
     grade_cmd->add_option("--exercise", grade_opt.only, "grade only this exercise, e.g. --exercise 3.2 (repeatable)")
-        ->expected(1)
         ->allow_extra_args(false);  // one value each: the student trees after it stay positional
-    grade_cmd->add_flag("--json", grade_opt.json, "print a JSON list of {student, exercise, verdict}");
+    grade_cmd->add_flag("--json", grade_opt.json,
+                        "print a JSON list of {student, exercise, verdict, variants (how many hidden variants ran), details}");
+    grade_cmd->add_flag("--details", grade_opt.details,
+                        "under the table, each verdict's reason: the compiler's first errors, or the first differing line "
+                        "(expected and got) and the variant it came from");
+    grade_cmd->add_option("--summary", grade_opt.summary, "write one page per student (DIR/N-NAME.txt) to send back")->type_name("DIR");
 
     bool force = false;
     auto* sources_cmd = app.add_subcommand("student-sources", "write chapters/exercises/student/ from solutions/, "
@@ -344,8 +456,10 @@ int main(int argc, char** argv) {
     copy_cmd->add_option("solution", solution, "e.g. chapters/exercises/solutions/exercise_3_1.cpp")->required();
     copy_cmd->add_option("-o,--output", output, "write it to this file instead of stdout");
 
-    app.footer("Verdicts: right (byte for byte), right-not-bit-exact (the last printed digits), differs, build-error,\n"
-               "runtime-error, not-finished (a TODO is left). Instructors: docs/classroom.md.");
+    app.footer("Verdicts: right (byte for byte), right-not-bit-exact (the last printed digits), differs-on-variants\n"
+               "(right on the book's case, wrong on some of grade's hidden variants: other seeds, sizes, configurations,\n"
+               "judged against the solutions build's own programs), differs, build-error, runtime-error, not-finished (a\n"
+               "TODO is left). Instructors: docs/classroom.md.");
     return run_tool(app, argc, argv, [&] {
         if (*check_cmd) {
             // Without --bernoulli, an exercise with the default kernel's goldens only (5.4) is checked that way.

@@ -143,6 +143,27 @@ int run_chapter(int argc, char** argv, const std::string& description,
     return run_chapter_with(argc, argv, description, BernoulliKernel::mkl, add_options, body);
 }
 
+int run_exercise(int argc, char** argv, const std::string& description, int variants,
+                 const std::function<void(Notebook&, Generator&, int variant)>& body) {
+    return run_exercise(argc, argv, description, variants, [](CLI::App&) {}, body);
+}
+
+int run_exercise(int argc, char** argv, const std::string& description, int variants,
+                 const std::function<void(CLI::App&)>& add_options,
+                 const std::function<void(Notebook&, Generator&, int variant)>& body, bool training) {
+    int variant = 0;  // the book's case
+    const auto options = [&](CLI::App& app) {
+        add_decimal_option(app, "--variant", variant, 1, variants,
+                           fmt::format("run the exercise on other inputs, variant N of {} (llmfs-exercise grade's hidden "
+                                       "checks); without it, the book's case",
+                                       variants))
+            ->type_name("N");
+        add_options(app);
+    };
+    return run_chapter_with(argc, argv, description, training ? BernoulliKernel::standard : BernoulliKernel::mkl, options,
+                            [&](Notebook& nb, Generator& gen) { body(nb, gen, variant); });
+}
+
 int run_training_chapter(int argc, char** argv, const std::string& description,
                          const std::function<void(CLI::App&)>& add_options,
                          const std::function<void(Notebook&, Generator&)>& body) {

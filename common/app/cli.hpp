@@ -54,6 +54,17 @@ int run_training_chapter(int argc, char** argv, const std::string& description,
                          const std::function<void(CLI::App&)>& add_options,
                          const std::function<void(Notebook&, Generator&)>& body);
 
+// An exercise program's (chapters/exercises): run_chapter (run_training_chapter when `training`),
+// plus --variant N, 1 <= N <= `variants`: the exercise's computation, through the same functions a
+// student edits, on other inputs (another seed, other sizes or configuration), which
+// `llmfs-exercise grade` judges against the solution's own output for them. Without --variant the
+// program runs the book's case, as before: body gets variant 0.
+int run_exercise(int argc, char** argv, const std::string& description, int variants,
+                 const std::function<void(Notebook&, Generator&, int variant)>& body);
+int run_exercise(int argc, char** argv, const std::string& description, int variants,
+                 const std::function<void(CLI::App&)>& add_options,
+                 const std::function<void(Notebook&, Generator&, int variant)>& body, bool training = false);
+
 // `text` for an error message, in double quotes: control bytes (NUL, newlines, escape sequences)
 // as \xNN so that a message never ends early or moves the terminal, and at most `max_bytes` of it,
 // then "..." (in bytes; a UTF-8 character is not split).

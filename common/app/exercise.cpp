@@ -11,14 +11,27 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <fmt/ranges.h>
 
 #include "llmfs/app/compare.hpp"
 #include "llmfs/text/data_dir.hpp"
 
 namespace llmfs {
 
+namespace {
+
+// {"--variant", "1"} ... {"--variant", "<count>"}: an exercise program's hidden variants.
+std::vector<std::vector<std::string>> numbered_variants(int count) {
+    std::vector<std::vector<std::string>> variants;
+    for (int n = 1; n <= count; ++n) variants.push_back({"--variant", std::to_string(n)});
+    return variants;
+}
+
+}  // namespace
+
 const std::vector<Exercise>& exercises() {
-    static const std::vector<Exercise> all = {
+    static const std::vector<Exercise> all = [] {
+    std::vector<Exercise> list = {
         {"3.1", "ch03_exercise_3_1", "Comparing SelfAttention_v1 and SelfAttention_v2",
          "SelfAttention_v2 projects with nn.Linear layers, which store their weight as [d_out, d_in] and compute\n"
          "x @ W.T; SelfAttention_v1 keeps raw [d_in, d_out] parameters and computes x @ W. Build one of each\n"
@@ -28,7 +41,8 @@ const std::vector<Exercise>& exercises() {
         {"3.2", "ch03_exercise_3_2", "Returning two-dimensional embedding vectors",
          "MultiHeadAttentionWrapper(d_in, d_out, context_length, 0.0, num_heads=2) concatenates the outputs of\n"
          "its two heads, so its context vectors have 2 * d_out dimensions. Change the call, without changing\n"
-         "num_heads=2, so that each context vector is two-dimensional, and print context_vecs and its shape.",
+         "num_heads=2, so that each context vector is two-dimensional, and print context_vecs and its shape. (head_d_out\n"
+         "answers it for any width and head count: grade also tries others.)",
          {"std::size_t (the d_out of one head)", "MultiHeadAttentionWrapper (concatenates its num_heads heads)"}},
         {"3.3", "ch03_exercise_3_3", "Initializing GPT-2 size attention modules",
          "Build a MultiHeadAttention the size of the smallest GPT-2: 12 heads, 768-dimensional input and\n"
@@ -75,6 +89,14 @@ const std::vector<Exercise>& exercises() {
          {"--seed", "123", "--context-length", "16", "--emb-dim", "24", "--n-heads", "12", "--n-layers", "1", "--drop-rate", "0.1",
           "--lr", "0.0004", "--weight-decay", "0.1", "--epochs", "1"}},
     };
+    // How many --variant N each program has (its kVariants or variant_config). 5.4 has none: its
+    // computation is loading a checkpoint, which the book's case already tests through the training
+    // losses that follow, and every run trains (seconds), so a variant would double its cost.
+    const std::map<std::string, int> counts = {{"3.1", 3}, {"3.2", 3}, {"3.3", 3}, {"4.1", 3}, {"4.2", 1},
+                                               {"4.3", 3}, {"5.1", 3}, {"5.3", 3}, {"5.4", 0}};
+    for (Exercise& e : list) e.variants = numbered_variants(counts.at(e.id));
+    return list;
+    }();
     return all;
 }
 
@@ -198,6 +220,7 @@ const char* grade_name(ExerciseVerdict verdict) {
     switch (verdict) {
         case ExerciseVerdict::match: return "right";
         case ExerciseVerdict::close: return "right-not-bit-exact";
+        case ExerciseVerdict::differ_on_variants: return "differs-on-variants";
         case ExerciseVerdict::differ: return "differs";
         case ExerciseVerdict::build_error: return "build-error";
         case ExerciseVerdict::runtime_error: return "runtime-error";
@@ -333,6 +356,29 @@ ExerciseCheck check_exercise_digests(const Exercise& exercise, std::string_view 
             fmt::format("{}: right, but not bit-exact (probably): your {} agrees with PyTorch's once its numbers are cut to two "
                         "fewer decimals, not byte for byte; first such line (line {} of the output):\n  yours:    {}",
                         name, what_printed(code_of(actual, first_close)), first_close, actual[first_close - 1].text)};
+}
+
+std::string outputs_only(std::string_view annotated_output) {
+    std::string text;
+    for (const auto& line : strip_annotations(annotated_output)) text += line.text + "\n";
+    return text;
+}
+
+ExerciseCheck combine_variants(const Exercise& exercise, const ExerciseCheck& book, const std::vector<ExerciseCheck>& variants) {
+    if (!solved(book.verdict)) return book;
+    std::size_t failed = 0;
+    std::string first;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        if (solved(variants[i].verdict)) continue;
+        if (failed++ != 0) continue;
+        std::string message = variants[i].message;  // indented under the first line
+        for (std::size_t at = message.find('\n'); at != std::string::npos; at = message.find('\n', at + 3)) message.insert(at + 1, "  ");
+        first = fmt::format("first on variant {} ({}):\n  {}", i + 1, fmt::join(exercise.variants.at(i), " "), message);
+    }
+    if (failed == 0) return book;
+    return {ExerciseVerdict::differ_on_variants,
+            fmt::format("exercise {}: right on the book's case, differs on {} of {} variant{}: {}", exercise.id, failed, variants.size(),
+                        variants.size() == 1 ? "" : "s", first)};
 }
 
 ExerciseCheck build_failure(const Exercise& exercise, std::string_view build_output) {

@@ -24,6 +24,11 @@ struct Exercise {
     // continuation the expected output is (a small GPT, seconds). check and grade train it first,
     // with this build's llmfs-train, into a folder of their own, and pass it as --checkpoint FILE.
     std::vector<std::string> checkpoint_train_args = {};
+    // The hidden variants `grade` runs besides the book's case, each as the arguments it adds to the
+    // program's command line ({"--variant", "1"}, ...): the exercise's computation, through the
+    // functions the student edits, on other inputs. Their expected outputs are the solution
+    // program's, computed at grading time: never on disk, never in a hand-out.
+    std::vector<std::vector<std::string>> variants = {};
 };
 
 // All exercises, in the book's order.
@@ -55,13 +60,14 @@ std::string student_copy(std::string_view solution_source);
 enum class ExerciseVerdict {
     match,          // byte for byte what PyTorch prints
     close,          // right, but not bit-exact: compare_outputs' "close" (numbers off in the last printed digits)
+    differ_on_variants,  // right on the book's case, but not on some of grade's hidden variants (a hard-coded answer)
     differ,         // a different result
     build_error,    // the program does not compile
     runtime_error,  // the program stopped with an error (a shape mismatch, an exception)
     unfinished      // the program stopped at a TODO the student has not answered yet
 };
 // The verdict as `llmfs-exercise grade` prints it: "right", "right-not-bit-exact", "differs",
-// "build-error", "runtime-error", "not-finished".
+// "build-error", "runtime-error", "not-finished", and "differs-on-variants".
 const char* grade_name(ExerciseVerdict verdict);
 // Whether the verdict counts as solved (right, or right but not bit-exact).
 inline bool solved(ExerciseVerdict verdict) { return verdict == ExerciseVerdict::match || verdict == ExerciseVerdict::close; }
@@ -96,6 +102,16 @@ std::string output_digests(std::string_view expected);
 // "expected: another line"), or at the end of the shorter output. Damaged digests: std::invalid_argument.
 ExerciseCheck check_exercise_digests(const Exercise& exercise, std::string_view digests, std::string_view annotated_output,
                                      int exit_code, std::string_view errors);
+// The outputs of a program's --annotate output, as the goldens hold them: the ">>> code", "## "
+// heading, "# C++: " and "# Note: " lines left out.
+std::string outputs_only(std::string_view annotated_output);
+
+// The verdict of a program right on the book's case (`book`, solved) after its runs on the
+// hidden variants: match or close when every variant is solved, else differ_on_variants with
+// "right on the book's case, differs on 2 of 3 variants" and the first failing variant's message.
+// `variants[i]` is the check of variant i + 1 (its expected output the solution program's).
+ExerciseCheck combine_variants(const Exercise& exercise, const ExerciseCheck& book, const std::vector<ExerciseCheck>& variants);
+
 // The verdict for a program that does not compile, with the compiler's first errors.
 ExerciseCheck build_failure(const Exercise& exercise, std::string_view build_output);
 

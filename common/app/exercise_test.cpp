@@ -106,6 +106,44 @@ TEST_CASE("build_failure: does not compile, with the compiler's first error") {
                               !Catch::Contains("Building CXX"));
 }
 
+TEST_CASE("every exercise but 5.4 has hidden variants, each its --variant N") {
+    for (const Exercise& e : exercises()) {
+        CHECK(e.variants.empty() == (e.id == "5.4"));
+        for (std::size_t i = 0; i < e.variants.size(); ++i)
+            CHECK(e.variants[i] == std::vector<std::string>{"--variant", std::to_string(i + 1)});
+    }
+    CHECK(find_exercise("3.3").variants.size() == 3);
+}
+
+TEST_CASE("outputs_only: an --annotate run's outputs, as a golden holds them") {
+    CHECK(outputs_only("\n## Exercise 3.3\n# C++: x.cpp:3\n>>> count_parameters(mha)\n# Note: --variant 1: ...\n2360064\n") ==
+          "2360064\n");
+}
+
+TEST_CASE("combine_variants: right on the book's case but not on some variants is differs-on-variants, worse than close") {
+    const Exercise& e = find_exercise("3.3");
+    const ExerciseCheck book = check_exercise_output(e, "2360064\n", ">>> count_parameters(mha)\n2360064\n", 0, "");
+    REQUIRE(book.verdict == ExerciseVerdict::match);
+    const auto variant = [&](const char* expected) {
+        return check_exercise_output(e, expected, ">>> count_parameters(mha)\n2360064\n", 0, "");
+    };
+    const ExerciseCheck all_right = combine_variants(e, book, {variant("2360064\n"), variant("2360064\n")});
+    CHECK(all_right.verdict == ExerciseVerdict::match);
+    const ExerciseCheck hard_coded = combine_variants(e, book, {variant("2360064\n"), variant("16640\n"), variant("7424\n")});
+    CHECK(hard_coded.verdict == ExerciseVerdict::differ_on_variants);
+    CHECK(std::string(grade_name(hard_coded.verdict)) == "differs-on-variants");
+    CHECK_THAT(hard_coded.message, Catch::StartsWith("exercise 3.3: right on the book's case, differs on 2 of 3 variants") &&
+                                       Catch::Contains("first on variant 2 (--variant 2)") && Catch::Contains("expected: 16640") &&
+                                       Catch::Contains("yours:    2360064"));
+    CHECK(!solved(hard_coded.verdict));
+    // grade keeps the worse of two kernels' verdicts (the enum's order): a plain difference is worse.
+    CHECK(ExerciseVerdict::close < ExerciseVerdict::differ_on_variants);
+    CHECK(ExerciseVerdict::differ_on_variants < ExerciseVerdict::differ);
+    // A book's case that is wrong stays what it is: the variants are not run for it.
+    const ExerciseCheck wrong = variant("1\n");
+    CHECK(combine_variants(e, wrong, {}).verdict == ExerciseVerdict::differ);
+}
+
 TEST_CASE("answer_lines: the lines between the markers, trimmed") {
     CHECK(answer_lines("a\n  // BEGIN SOLUTION(exercise 3.2): x\n    return 7;  // one\n\n  // END SOLUTION\nb\n") ==
           std::vector<std::string>{"return 7;  // one"});

@@ -11,7 +11,7 @@ if(EXISTS ${source}.original)
 endif()
 file(READ ${source} original)
 file(WRITE ${source}.original "${original}")
-set(todo "    exercise_todo(\"3.2\", \"return the d_out each of the 2 heads needs for 2-dimensional context vectors\");")
+set(todo "    exercise_todo(\"3.2\", \"return the d_out each of the num_heads heads needs for context vectors of context_dim dimensions\");")
 
 run_and_expect(1 "exercise 3\\.2: not finished: ch03_exercise_3_2 stopped at a TODO" ${check})
 replace_in(${source} "${todo}" "    return 1;")

@@ -15,6 +15,10 @@
 //   # exercise 3.1: give sa_v1 the weights of sa_v2
 //   sa_v1(inputs)
 //   sa_v2(inputs)
+#include <cstdint>
+
+#include <fmt/format.h>
+
 #include "llmfs/nn/attention.hpp"
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/exercise.hpp"
@@ -30,12 +34,21 @@ static void copy_weights(SelfAttention_v1& sa_v1, const SelfAttention_v2& sa_v2)
     // END SOLUTION
 }
 
+// --variant N (llmfs-exercise grade): the same comparison after another seed, with another d_out.
+struct Variant {
+    std::uint64_t seed;
+    std::size_t d_out;
+};
+const Variant kVariants[] = {{123, 2}, {456, 3}, {7, 1}, {2024, 4}};  // [0]: the book's case
+
 int main(int argc, char** argv) {
-    return run_chapter(argc, argv, "Exercise 3.1: comparing SelfAttention_v1 and SelfAttention_v2",
-                       [](Notebook& nb, Generator& gen) {
+    return run_exercise(argc, argv, "Exercise 3.1: comparing SelfAttention_v1 and SelfAttention_v2", 3,
+                       [](Notebook& nb, Generator& gen, int variant) {
         nb.section("Exercise 3.1: Comparing SelfAttention_v1 and SelfAttention_v2");
         const Tensor<2> inputs = your_journey_inputs();  // [T=6, d_in=3]
-        const std::size_t d_in = 3, d_out = 2;
+        const auto [seed, d_out] = kVariants[variant];
+        const std::size_t d_in = 3;
+        if (variant) nb.note(fmt::format("--variant {}: torch.manual_seed({}) and d_out = {}", variant, seed, d_out));
 
         nb.code("import torch.nn as nn\n"
                 "\n"
@@ -62,7 +75,7 @@ int main(int argc, char** argv) {
                 "torch.manual_seed(123)\n"
                 "sa_v1 = SelfAttention_v1(d_in, d_out)",
                 forward_source<SelfAttention_v1>());
-        gen.manual_seed(123);
+        gen.manual_seed(seed);
         SelfAttention_v1 sa_v1(gen, d_in, d_out);
         nb.code("class SelfAttention_v2(nn.Module):\n"
                 "\n"
@@ -87,7 +100,7 @@ int main(int argc, char** argv) {
                 "torch.manual_seed(123)\n"
                 "sa_v2 = SelfAttention_v2(d_in, d_out)",
                 forward_source<SelfAttention_v2>());
-        gen.manual_seed(123);
+        gen.manual_seed(seed);
         const SelfAttention_v2 sa_v2(gen, d_in, d_out);
 
         // The notebook's next cell is the answer: here it is a cell of its own, the TODO's.

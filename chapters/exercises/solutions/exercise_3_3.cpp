@@ -12,6 +12,8 @@
 //       return sum(p.numel() for p in model.parameters() if p.requires_grad)
 //
 //   count_parameters(mha)
+#include <fmt/format.h>
+
 #include "llmfs/nn/attention.hpp"
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/exercise.hpp"
@@ -34,9 +36,25 @@ static std::size_t count_parameters(const MultiHeadAttention& mha) {
     // END SOLUTION
 }
 
+// --variant N (llmfs-exercise grade): count_parameters of attention modules of other sizes (and
+// with qkv_bias), built here rather than by gpt2_small_attention.
+struct Variant {
+    std::size_t d_in, d_out, context_length, num_heads;
+    bool qkv_bias;
+};
+const Variant kVariants[] = {{64, 64, 32, 4, false}, {48, 32, 16, 2, true}, {100, 60, 8, 3, false}};
+
 int main(int argc, char** argv) {
-    return run_chapter(argc, argv, "Exercise 3.3: initializing GPT-2 size attention modules",
-                       [](Notebook& nb, Generator& gen) {
+    return run_exercise(argc, argv, "Exercise 3.3: initializing GPT-2 size attention modules", 3,
+                       [](Notebook& nb, Generator& gen, int variant) {
+        if (variant) {
+            const Variant& v = kVariants[variant - 1];
+            nb.note(fmt::format("--variant {}: count_parameters of MultiHeadAttention({}, {}, {}, 0.0, {}, qkv_bias={})", variant,
+                                v.d_in, v.d_out, v.context_length, v.num_heads, v.qkv_bias ? "True" : "False"));
+            nb.added_code("count_parameters(mha)");
+            nb.print(count_parameters(MultiHeadAttention(gen, v.d_in, v.d_out, v.context_length, 0.0, v.num_heads, v.qkv_bias)));
+            return;
+        }
         // The book's exercise notebook answers this exercise in prose, without code cells: every
         // cell here is one the program adds (llmfs-nbcheck does not look for them in the notebook).
         nb.section("Exercise 3.3: Initializing GPT-2 size attention modules");

@@ -37,10 +37,23 @@ static std::size_t attention_parameters(const TransformerBlock& block) {
     // END SOLUTION
 }
 
+// --variant N (llmfs-exercise grade): transformer blocks of other (small) configurations.
+static GPTConfig variant_config(int variant) {
+    GPTConfig cfg;  // GPT_CONFIG_124M: the book's case
+    if (variant == 1) cfg = {1000, 32, 64, 4, 2, 0.1, false};
+    if (variant == 2) cfg = {500, 16, 48, 6, 1, 0.0, true};  // qkv_bias: the projections have biases too
+    if (variant == 3) cfg = {2000, 64, 100, 5, 3, 0.2, false};
+    return cfg;
+}
+
 int main(int argc, char** argv) {
-    return run_chapter(argc, argv, "Exercise 4.1: number of parameters in feed forward and attention modules",
-                       [](Notebook& nb, Generator& gen) {
+    return run_exercise(argc, argv, "Exercise 4.1: number of parameters in feed forward and attention modules", 3,
+                       [](Notebook& nb, Generator& gen, int variant) {
         nb.section("Exercise 4.1: Number of parameters in feed forward and attention modules");
+        const GPTConfig cfg = variant_config(variant);
+        if (variant)
+            nb.note(fmt::format("--variant {}: a TransformerBlock with emb_dim {}, {} heads, context_length {}, qkv_bias {}", variant,
+                                cfg.emb_dim, cfg.n_heads, cfg.context_length, cfg.qkv_bias));
         nb.code("from gpt import TransformerBlock\n"
                 "\n"
                 "GPT_CONFIG_124M = {\n"
@@ -55,7 +68,7 @@ int main(int argc, char** argv) {
                 "\n"
                 "block = TransformerBlock(GPT_CONFIG_124M)\n"
                 "print(block)");
-        const TransformerBlock block(gen, GPTConfig::gpt2_small());
+        const TransformerBlock block(gen, cfg);
         nb.print(module_repr(block));
 
         nb.code("total_params = sum(p.numel() for p in block.ff.parameters())\n"

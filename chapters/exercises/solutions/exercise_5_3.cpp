@@ -22,6 +22,7 @@
 // llmfs-exercise check run it). The book's own output needs its 124M model trained for 10 epochs.
 // generate_text_simple and generate() run through the fast kernels by default (the same tokens as
 // the notebook's path, which --teaching takes: kv_cache.hpp).
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -81,8 +82,8 @@ static TorchStateDict open_model_pth(const std::string& path, const GPTConfig& c
 int main(int argc, char** argv) {
     std::string weights = "model.pth";
     bool untrained = false, teaching = false;
-    return run_chapter(
-        argc, argv, "Exercise 5.3: deterministic behavior in the decoding functions",
+    return run_exercise(
+        argc, argv, "Exercise 5.3: deterministic behavior in the decoding functions", 3,
         [&](CLI::App& app) {
             auto* w = app.add_option("--weights", weights,
                                      "the trained model to load, as torch.save(model.state_dict(), \"model.pth\") writes it (section 5.4),\n"
@@ -96,13 +97,24 @@ int main(int argc, char** argv) {
                          "generate through GPTModel::forward at every step, as the notebook's code does (slower); by default the\n"
                          "fast kernels give the same tokens (llmfs-generate's default path, tests/generate_test.cpp)");
         },
-        [&](Notebook& nb, Generator& gen) {
+        [&](Notebook& nb, Generator& gen, int variant) {
             nb.section("Exercise 5.3: Deterministic behavior in the decoding functions");
             GPTConfig cfg;  // GPT_CONFIG_124M
             cfg.context_length = 256;
+            // --variant N (llmfs-exercise grade): a small untrained GPT (a second, where the 124M one
+            // takes many), another seed and another prompt; no model.pth.
+            const char* const prompts[] = {"Every effort moves you", "The sun rises", "I had always thought", "He said that"};
+            const std::string start_context = prompts[variant];
+            const std::uint64_t seed = variant ? 200 + static_cast<std::uint64_t>(variant) : 123;
+            if (variant) {
+                cfg = {50257, 32, 16 * static_cast<std::size_t>(variant), 4, 2, 0.1, variant == 2};
+                nb.note(fmt::format("--variant {}: an untrained GPTModel with emb_dim {}, 2 layers, context_length 32, "
+                                    "torch.manual_seed({}), the prompt \"{}\"",
+                                    variant, cfg.emb_dim, seed, start_context));
+            }
             // model.pth, opened and checked against GPT_CONFIG_124M before anything is built.
             std::optional<TorchStateDict> state;
-            if (!untrained) state.emplace(open_model_pth(weights, cfg));
+            if (!untrained && !variant) state.emplace(open_model_pth(weights, cfg));
             // The settings of the generate() calls below, chosen before the model is built (a student
             // build stops at their TODO at once).
             const SamplingOptions deterministic = deterministic_options();
@@ -132,7 +144,7 @@ int main(int argc, char** argv) {
                     "model = GPTModel(GPT_CONFIG_124M)\n" +
                     std::string(untrained ? "" : "model.load_state_dict(torch.load(\"model.pth\", weights_only=True))\n") +
                     "model.eval();");
-            gen.manual_seed(123);
+            gen.manual_seed(seed);
             const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
             Progress building("building GPTModel(GPT_CONFIG_124M): block");
             GPTModel model(gen, cfg, [&](std::size_t i, std::size_t n) { building(i, n); });
@@ -153,7 +165,6 @@ int main(int argc, char** argv) {
                     ")\n"
                     "\n"
                     "print(\"Output text:\\n\", token_ids_to_text(token_ids, tokenizer))");
-            const std::string start_context = "Every effort moves you";
             Progress generating("generating: token");
             const auto on_token = [&](std::size_t step) { generating(step, 25); };
             const DecodePath path = teaching ? DecodePath::teaching : DecodePath::kv_cache;
@@ -175,7 +186,7 @@ int main(int argc, char** argv) {
                                               "print(\"Output text:\\n\", token_ids_to_text(token_ids, tokenizer))";
             for (int run = 0; run < 2; ++run) {  // the notebook runs the same cell twice: the same text
                 nb.code(generate_cell);
-                token_ids = generate(path, model, text_to_token_ids("Every effort moves you", tokenizer), 25, cfg.context_length,
+                token_ids = generate(path, model, text_to_token_ids(start_context, tokenizer), 25, cfg.context_length,
                                      deterministic, gen, on_token);
                 nb.print("Output text:\n", token_ids_to_text(token_ids, tokenizer));
             }

@@ -64,10 +64,30 @@ static void calculate_size(Notebook& nb, const GPTModel& model) {
     nb.print(fmt::format("Total size of the model: {:.2f} MB", total_size_mb));
 }
 
+// --variant 1 (llmfs-exercise grade): get_config's sizes for each name in another order, without
+// building the models (XL alone needs 6.5 GB), and an unknown name, which must throw
+// std::invalid_argument.
+static void print_configs(Notebook& nb) {
+    for (const char* model_name : {"gpt2-large", "gpt2-small", "gpt2-xl", "gpt2-medium", "gpt2-tiny"}) {
+        try {
+            const GPTConfig cfg = get_config(model_name);
+            nb.print(fmt::format("{}: emb_dim {}, n_layers {}, n_heads {}, vocab_size {}, context_length {}", model_name, cfg.emb_dim,
+                                 cfg.n_layers, cfg.n_heads, cfg.vocab_size, cfg.context_length));
+        } catch (const std::invalid_argument&) {
+            nb.print(fmt::format("{}: std::invalid_argument", model_name));
+        }
+    }
+}
+
 int main(int argc, char** argv) {
-    return run_chapter(argc, argv, "Exercise 4.2: initializing larger GPT models (builds GPT-2 small to XL; XL needs 6.5 GB)",
-                       [](Notebook& nb, Generator& gen) {
+    return run_exercise(argc, argv, "Exercise 4.2: initializing larger GPT models (builds GPT-2 small to XL; XL needs 6.5 GB)", 1,
+                       [](Notebook& nb, Generator& gen, int variant) {
         nb.section("Exercise 4.2: Initializing larger GPT models");
+        if (variant) {
+            nb.note("--variant 1: get_config for each name, in another order, and for an unknown one");
+            print_configs(nb);
+            return;
+        }
         // (The notebook's cell before defines get_config and calculate_size: get_config is the answer.)
         nb.code("from gpt import GPTModel\n"
                 "\n"

@@ -29,6 +29,10 @@
 //   print("Input batch:\n", batch)
 //   print("\nOutput shape:", out.shape)
 //   print(out)
+#include <cstdint>
+
+#include <fmt/format.h>
+
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/exercise.hpp"
 #include "llmfs/nn/gpt.hpp"
@@ -62,9 +66,25 @@ static GPTModel build_model(Generator& gen, const GPTConfigSeparateDropout& cfg)
     return model;
 }
 
+// --variant N (llmfs-exercise grade): small models (GPT-2's vocabulary, for the batch's token ids)
+// with three different rates, and another seed.
+static GPTConfigSeparateDropout variant_config(int variant) {
+    GPTConfigSeparateDropout cfg;  // the book's case
+    if (variant == 1) cfg = {50257, 16, 32, 4, 2, 0.5, 0.0, 0.2, false};
+    if (variant == 2) cfg = {50257, 8, 24, 3, 1, 0.0, 0.3, 0.0, true};
+    if (variant == 3) cfg = {50257, 16, 16, 2, 3, 0.2, 0.5, 0.1, false};
+    return cfg;
+}
+
 int main(int argc, char** argv) {
-    return run_chapter(argc, argv, "Exercise 4.3: using separate dropout parameters", [](Notebook& nb, Generator& gen) {
+    return run_exercise(argc, argv, "Exercise 4.3: using separate dropout parameters", 3, [](Notebook& nb, Generator& gen, int variant) {
         nb.section("Exercise 4.3: Using separate dropout parameters");
+        const GPTConfigSeparateDropout cfg = variant_config(variant);
+        const std::uint64_t seed = variant ? 100 + static_cast<std::uint64_t>(variant) : 123;
+        if (variant)
+            nb.note(fmt::format("--variant {}: emb_dim {}, {} layer(s), drop_rate_emb {}, drop_rate_attn {}, drop_rate_shortcut {}, "
+                                "torch.manual_seed({})",
+                                variant, cfg.emb_dim, cfg.n_layers, cfg.drop_rate_emb, cfg.drop_rate_attn, cfg.drop_rate_shortcut, seed));
         const auto tokenizer = Gpt2Tokenizer::load_default();
         const IdArray<2> batch = encode_batch(tokenizer, {"Every effort moves you", "Every day holds a"});  // [B=2, T=4]
 
@@ -72,11 +92,11 @@ int main(int argc, char** argv) {
                 "\n"
                 "torch.manual_seed(123)\n"
                 "model = GPTModel(GPT_CONFIG_124M)");
-        gen.manual_seed(123);
-        const GPTModel model = build_model(gen, GPTConfigSeparateDropout{});
+        gen.manual_seed(seed);
+        const GPTModel model = build_model(gen, cfg);
         // The notebook stops at building the model; the program runs it, as section 4.6 does.
         nb.added_code("torch.manual_seed(123)\nout = model(batch)");
-        gen.manual_seed(123);
+        gen.manual_seed(seed);
         const auto out = model.forward(batch);  // [B, T, V]; training mode: dropout is active
         nb.added_code("print(\"Input batch:\\n\", batch)");
         nb.print("Input batch:\n", batch);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/exercise.hpp"
@@ -56,10 +57,30 @@ static Tensor<0> pizza_probability(const std::vector<Tensor<1>>& scaled_probas, 
     exercise_todo("5.1", "return the probability of the word pizza_idx among the probabilities at temperature temp5_idx");
 }
 
+// --variant N (llmfs-exercise grade): other logits and temperatures, and the probability of
+// another word at another of them.
+struct Variant {
+    Array<1> logits;  // [V=9]
+    std::vector<double> temperatures;
+    std::size_t temperature_idx, word_idx;
+};
+static Variant variant_inputs(int variant) {
+    switch (variant) {
+        case 1: return {Array<1>{1.0f, 2.5f, -0.5f, 3.0f, 0.2f, 1.1f, 2.9f, -2.0f, 0.7f}, {0.5, 2}, 1, 3};
+        case 2: return {Array<1>{-1.2f, 0.3f, 4.4f, 2.2f, -0.7f, 3.9f, 0.0f, 1.5f, 2.8f}, {3, 1, 0.25, 1.5}, 0, 2};
+        case 3: return {Array<1>{0.5f, 0.4f, 0.3f, 0.2f, 0.1f, 0.0f, -0.1f, -0.2f, -0.3f}, {10}, 0, 8};
+        default: return {Array<1>{4.51f, 0.89f, -1.90f, 6.75f, 1.63f, -1.62f, -1.89f, 6.28f, 1.79f}, {1, 0.1, 5}, 2, 6};
+    }
+}
+
 int main(int argc, char** argv) {
-    return run_chapter(argc, argv, "Exercise 5.1: temperature-scaled softmax scores and sampling probabilities",
-                       [](Notebook& nb, Generator& gen) {
+    return run_exercise(argc, argv, "Exercise 5.1: temperature-scaled softmax scores and sampling probabilities", 3,
+                       [](Notebook& nb, Generator& gen, int variant) {
         nb.section("Exercise 5.1: Temperature-scaled softmax scores and sampling probabilities");
+        const Variant v = variant_inputs(variant);
+        if (variant)
+            nb.note(fmt::format("--variant {}: other logits, the temperatures {}, the probability of \"{}\" at temperature {}", variant,
+                                fmt::join(v.temperatures, ", "), kInverseVocab[v.word_idx], v.temperatures[v.temperature_idx]));
         nb.code("import torch\n"
                 "\n"
                 "vocab = { \n"
@@ -94,8 +115,8 @@ int main(int argc, char** argv) {
                 "\n"
                 "temperatures = [1, 0.1, 5]  # Original, higher, and lower temperature\n"
                 "scaled_probas = [softmax_with_temperature(next_token_logits, T) for T in temperatures]");
-        const Tensor<1> next_token_logits = Array<1>{4.51f, 0.89f, -1.90f, 6.75f, 1.63f, -1.62f, -1.89f, 6.28f, 1.79f};  // [V=9]
-        const std::vector<double> temperatures{1, 0.1, 5};  // Original, higher, and lower temperature
+        const Tensor<1> next_token_logits = v.logits;  // [V=9]
+        const std::vector<double>& temperatures = v.temperatures;  // the book's: original, higher, and lower temperature
         std::vector<Tensor<1>> scaled_probas;               // each [V]
         for (const double T : temperatures) scaled_probas.push_back(softmax_with_temperature(next_token_logits, T));
 
@@ -108,6 +129,6 @@ int main(int argc, char** argv) {
                 "pizza_idx = 6\n"
                 "\n"
                 "scaled_probas[temp5_idx][pizza_idx]");
-        nb.print(pizza_probability(scaled_probas, 2, 6));
+        nb.print(pizza_probability(scaled_probas, v.temperature_idx, v.word_idx));
     });
 }
