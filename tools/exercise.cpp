@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -30,6 +31,7 @@
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/exercise.hpp"
 #include "llmfs/app/process.hpp"
+#include "llmfs/app/sandbox.hpp"
 #include "llmfs/text/data_dir.hpp"
 #include "llmfs/torch/blas.hpp"
 
@@ -90,8 +92,10 @@ struct CheckOptions {
 // Runs one exercise program with --annotate (and the exercise's check_args) and judges it against
 // `golden_text`. An exercise that continues a checkpoint (5.4) gets the one its golden continues,
 // trained first by `tools`/llmfs-train (this build's, never a student's) in a folder of its own.
+// With a `box` (grade), the program runs in it, in a fresh working folder that is also its figure
+// folder, the checkpoint readable; stopped by a limit, it gets runtime-error with the reason.
 ExerciseCheck judge(const Exercise& e, const fs::path& program, const fs::path& tools, const std::string& golden_text,
-                    const std::string& bernoulli, const ProcessOptions& options = {}) {
+                    const std::string& bernoulli, const ProcessOptions& options = {}, const SandboxLimits* box = nullptr) {
     std::vector<std::string> args{"--annotate", "--bernoulli", bernoulli};
     args.insert(args.end(), e.check_args.begin(), e.check_args.end());
     std::optional<TempFolder> scratch;
@@ -106,8 +110,25 @@ ExerciseCheck judge(const Exercise& e, const fs::path& program, const fs::path& 
                                                  e.id, fmt::join(train, " "), trained.exit_code, trained.err));
         args.insert(args.end(), {"--checkpoint", checkpoint.string()});
     }
-    const ProcessResult run = run_process(program, args, options);
-    return check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
+    if (box == nullptr) {
+        const ProcessResult run = run_process(program, args, options);
+        return check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
+    }
+    const TempFolder work("llmfs-exercise-run");
+    SandboxLimits limits = *box;
+    limits.work_dir = work.path();
+    if (scratch) limits.readable.push_back(scratch->path());
+    ProcessOptions boxed = options;
+    boxed.env.erase(std::remove_if(boxed.env.begin(), boxed.env.end(), [](const auto& v) { return v.first == "LLMFS_FIGURE_DIR"; }),
+                    boxed.env.end());
+    boxed.env.emplace_back("LLMFS_FIGURE_DIR", work.path().string());
+    const SandboxResult run = run_sandboxed(program, args, boxed, limits);
+    ExerciseCheck result = check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
+    if (!run.stopped_by.empty()) {
+        result = {ExerciseVerdict::runtime_error,
+                  fmt::format("exercise {}: your program was stopped by the {}: {}", e.id, run.stopped_by, result.message)};
+    }
+    return result;
 }
 
 int check(const CheckOptions& opt, const char* argv0) {
@@ -184,6 +205,11 @@ struct GradeOptions {
     std::vector<std::string> students;
     std::vector<std::string> only;  // --exercise: the exercises to grade (default all)
     bool json = false;
+    // Each run of a student's program, in the sandbox (common/app/sandbox.hpp). 5.3 builds the 124M
+    // model (about 1.2 GB resident, 2 GB of address space), 5.4 trains for about 13 s on 2 cores.
+    double time_limit = 300;       // seconds of wall time; CPU time: this times the cores
+    std::size_t memory_limit = 4096;  // MB of address space
+    std::size_t file_limit = 64;      // MB, the largest file it may write
 };
 
 // A student tree's own build directory: a small CMake project building its exercise sources
@@ -231,25 +257,54 @@ int grade(const GradeOptions& opt, const char* argv0) {
     // answer is then right byte for byte, not "right, but not bit-exact" for this CPU's rounding.
     if (can_run_golden_blas_kernel()) run_options.env.emplace_back("OPENBLAS_CORETYPE", golden_blas_kernel());
     run_options.timeout_seconds = 600;
+    // The box each student's program runs in: it reads the data it needs (the vocabulary, the
+    // texts, GPT-2's files), never the expected outputs; under AddressSanitizer (whose shadow
+    // memory is terabytes of address space) without the memory limit.
+    SandboxLimits box;
+    box.wall_seconds = opt.time_limit;
+    box.cpu_seconds = opt.time_limit * std::max(1u, std::thread::hardware_concurrency());
+    box.memory_mb = std::string(LLMFS_SANITIZE_VALUE) == "ON" ? 0 : opt.memory_limit;
+    box.file_mb = opt.file_limit;
+    for (const auto& entry : fs::directory_iterator(data)) {
+        if (entry.path().filename() != "golden") box.readable.push_back(entry.path());
+    }
+    // The student's build: its tree, this build's library and headers, the system; it writes only
+    // its grading folder (a `#include "/root/.ssh/id_rsa"` finds nothing).
+    SandboxLimits build_box;
+    build_box.wall_seconds = 1800;
+    build_box.file_mb = 1024;
+    build_box.readable = {kSourceDir / "cmake", kSourceDir / "common", *build / "common" / "include",
+                          *build / "common" / "libllmfs.a", *build / "llmfs-targets.cmake"};
+    const bool build_boxed = sandbox_kind() == SandboxKind::bubblewrap;
+    std::cerr << sandbox_description(box) << "\n"
+              << (build_boxed ? "sandbox: the students' builds run in bubblewrap too (they read only their tree, this build's library and the system)\n"
+                              : "sandbox: the students' builds run unboxed: a student's source could #include any file this user may read\n");
 
     std::map<std::string, std::map<std::string, ExerciseVerdict>> table;  // student -> exercise -> verdict
     for (std::size_t s = 0; s < opt.students.size(); ++s) {
         const std::string& student = opt.students[s];
         const fs::path project = write_grading_project(*build, student, s, chosen);
         std::cerr << fmt::format("grading {} ...\n", student);
+        SandboxLimits student_build = build_box;
+        student_build.work_dir = project;
+        student_build.readable.push_back(fs::absolute(student));
+        const auto cmake = [&](const std::vector<std::string>& args) -> ProcessResult {
+            if (!build_boxed) return run_cmake(args);
+            return run_sandboxed(LLMFS_CMAKE_COMMAND, args, {}, student_build);
+        };
         const ProcessResult configured =
-            run_cmake({"-S", project.string(), "-B", (project / "build").string(), "-DCMAKE_BUILD_TYPE=" LLMFS_BUILD_TYPE,
-                       "-DCMAKE_CXX_COMPILER=" LLMFS_CXX_COMPILER, "-DCMAKE_CXX_FLAGS=" LLMFS_CXX_FLAGS});
+            cmake({"-S", project.string(), "-B", (project / "build").string(), "-DCMAKE_BUILD_TYPE=" LLMFS_BUILD_TYPE,
+                   "-DCMAKE_CXX_COMPILER=" LLMFS_CXX_COMPILER, "-DCMAKE_CXX_FLAGS=" LLMFS_CXX_FLAGS});
         for (const Exercise* e : chosen) {
             ExerciseVerdict verdict = ExerciseVerdict::build_error;
             const ProcessResult made = configured.exit_code != 0 ? configured
-                                                                 : run_cmake({"--build", (project / "build").string(), "--target", e->program});
+                                                                 : cmake({"--build", (project / "build").string(), "--target", e->program});
             if (made.exit_code == 0) {
                 verdict = ExerciseVerdict::match;
                 for (const std::string& kernel : golden_kernels(data, *e)) {
                     const std::string golden = read_file_checked(data / "golden" / kernel / (e->program + ".txt"));
                     const ExerciseVerdict v =
-                        judge(*e, project / "build" / "bin" / e->program, executable_dir(argv0), golden, kernel, run_options).verdict;
+                        judge(*e, project / "build" / "bin" / e->program, executable_dir(argv0), golden, kernel, run_options, &box).verdict;
                     verdict = std::max(verdict, v);  // the worse of the two dropout modes (the enum's order)
                 }
             }
@@ -260,7 +315,8 @@ int grade(const GradeOptions& opt, const char* argv0) {
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const std::string& student : opt.students)
             for (const Exercise* e : chosen)
-                rows.push_back({{"student", student}, {"exercise", e->id}, {"verdict", grade_name(table[student][e->id])}});
+                rows.push_back({{"student", student}, {"exercise", e->id}, {"verdict", grade_name(table[student][e->id])},
+                                {"sandbox", sandbox_kind() == SandboxKind::bubblewrap ? "bubblewrap" : "rlimits"}});
         std::cout << rows.dump(2) << "\n";
         return 0;
     }
@@ -315,7 +371,16 @@ int main(int argc, char** argv) {
     grade_cmd->add_option("--exercise", grade_opt.only, "grade only this exercise, e.g. --exercise 3.2 (repeatable)")
         ->expected(1)
         ->allow_extra_args(false);  // one value each: the student trees after it stay positional
-    grade_cmd->add_flag("--json", grade_opt.json, "print a JSON list of {student, exercise, verdict}");
+    grade_cmd->add_flag("--json", grade_opt.json, "print a JSON list of {student, exercise, verdict, sandbox}");
+    grade_cmd->add_option("--time-limit", grade_opt.time_limit, "seconds each run of a student's program may take (wall time)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    grade_cmd->add_option("--memory-limit", grade_opt.memory_limit, "MB of address space each run may use")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    grade_cmd->add_option("--file-limit", grade_opt.file_limit, "MB: the largest file a run may write")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
 
     bool force = false;
     auto* sources_cmd = app.add_subcommand("student-sources", "write chapters/exercises/student/ from solutions/, "
