@@ -45,6 +45,13 @@ struct Box {
         if (limits.wall_seconds == 0) limits.wall_seconds = 60;
         return run_sandboxed("/bin/sh", {"-c", script}, {}, limits);
     }
+    // Runs `script` and checks that a limit stopped it, for `reason`.
+    SandboxResult stopped(const std::string& script, const SandboxLimits& limits, const std::string& reason) const {
+        SandboxResult r = sh(script, limits);
+        CHECK(r.exit_code != 0);
+        CHECK(r.stopped_by == reason);
+        return r;
+    }
 };
 
 std::optional<fs::path> python3() {
@@ -84,14 +91,10 @@ TEST_CASE("sandbox: a program that spins is stopped by its CPU limit, one that w
         Box box;
         SandboxLimits cpu;
         cpu.cpu_seconds = 1;
-        const SandboxResult spun = box.sh("while :; do :; done", cpu);
-        CHECK(spun.exit_code != 0);
-        CHECK(spun.stopped_by == "CPU time limit (1 s)");
+        box.stopped("while :; do :; done", cpu, "CPU time limit (1 s)");
         SandboxLimits wall;
         wall.wall_seconds = 1;
-        const SandboxResult waited = box.sh("exec sleep 100", wall);
-        CHECK(waited.timed_out);
-        CHECK(waited.stopped_by == "time limit (1 s wall)");
+        CHECK(box.stopped("exec sleep 100", wall, "time limit (1 s wall)").timed_out);
     });
 }
 
@@ -124,14 +127,12 @@ TEST_CASE("sandbox: a program that writes past its file-size limit is stopped") 
         Box box;
         SandboxLimits limits;
         limits.file_mb = 1;
-        const SandboxResult r = box.sh("exec head -c 3000000 /dev/zero > big", limits);
-        CHECK(r.exit_code != 0);
-        CHECK(r.stopped_by == "file size limit (1 MB)");
+        box.stopped("exec head -c 3000000 /dev/zero > big", limits, "file size limit (1 MB)");
         CHECK(fs::file_size(box.work / "big") <= (1u << 20));
     });
 }
 
-TEST_CASE("sandbox: bubblewrap refuses a file outside the program's tree; the fallback says it cannot") {
+TEST_CASE("sandbox: bubblewrap refuses a file outside the program's tree and the network; the fallback says it cannot") {
     in_each_box([](SandboxKind kind) {
         Box box;
         const fs::path key = box.root.path() / "home" / ".ssh" / "id_rsa";
@@ -147,6 +148,9 @@ TEST_CASE("sandbox: bubblewrap refuses a file outside the program's tree; the fa
             CHECK(read.out.find("INSTRUCTOR-SECRET") == std::string::npos);
             CHECK(read.stopped_by == "forbidden access (" + key.string() + " is outside its box)");
             CHECK_FALSE(fs::exists(outside));  // its /tmp is its own
+            // No network: its own network namespace has the loopback device only.
+            const SandboxResult net = box.sh("exec awk 'NR > 2 { print $1 }' /proc/net/dev", {});
+            CHECK(net.out == "lo:\n");
             CHECK_THAT(sandbox_description(limits), Catch::StartsWith("sandbox: bubblewrap") && Catch::Contains("no network"));
         } else {
             CHECK(read.out == "INSTRUCTOR-SECRET\n");  // what the fallback cannot stop, and says
