@@ -63,7 +63,7 @@ std::optional<fs::path> python3() {
 
 }  // namespace
 
-TEST_CASE("sandbox: a program within its limits runs in its working folder, with a clean environment") {
+TEST_CASE("a program within its limits runs in its working folder, with a clean environment") {
     in_each_box([](SandboxKind) {
         Box box;
         ProcessOptions options;
@@ -86,7 +86,7 @@ TEST_CASE("sandbox: a program within its limits runs in its working folder, with
     });
 }
 
-TEST_CASE("sandbox: a program that spins is stopped by its CPU limit, one that waits by its wall time") {
+TEST_CASE("a program that spins is stopped by its CPU limit, one that waits by its wall time") {
     in_each_box([](SandboxKind) {
         Box box;
         SandboxLimits cpu;
@@ -98,7 +98,7 @@ TEST_CASE("sandbox: a program that spins is stopped by its CPU limit, one that w
     });
 }
 
-TEST_CASE("sandbox: a program that allocates past its memory limit is stopped") {
+TEST_CASE("a program that allocates past its memory limit is stopped") {
     const auto python = python3();
     if (!python) {
         WARN("no python3 here to allocate with: skipped");
@@ -122,7 +122,7 @@ TEST_CASE("sandbox: a program that allocates past its memory limit is stopped") 
     });
 }
 
-TEST_CASE("sandbox: a program that writes past its file-size limit is stopped") {
+TEST_CASE("a program that writes past its file-size limit is stopped") {
     in_each_box([](SandboxKind) {
         Box box;
         SandboxLimits limits;
@@ -132,7 +132,7 @@ TEST_CASE("sandbox: a program that writes past its file-size limit is stopped") 
     });
 }
 
-TEST_CASE("sandbox: bubblewrap refuses a file outside the program's tree and the network; the fallback says it cannot") {
+TEST_CASE("bubblewrap refuses a file outside the program's tree and the network, and the fallback says it cannot") {
     in_each_box([](SandboxKind kind) {
         Box box;
         const fs::path key = box.root.path() / "home" / ".ssh" / "id_rsa";
@@ -161,7 +161,7 @@ TEST_CASE("sandbox: bubblewrap refuses a file outside the program's tree and the
     });
 }
 
-TEST_CASE("sandbox: a working folder that is not a folder is a clear error") {
+TEST_CASE("a working folder that is not a folder is a clear error") {
     SandboxLimits limits;
     limits.work_dir = "/nonexistent/llmfs-sandbox";
     CHECK_THROWS_WITH(run_sandboxed("/bin/true", {}, {}, limits), Catch::Contains("/nonexistent/llmfs-sandbox is not a folder"));
