@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +34,7 @@
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/exercise.hpp"
 #include "llmfs/app/process.hpp"
+#include "llmfs/app/sandbox.hpp"
 #include "llmfs/text/data_dir.hpp"
 #include "llmfs/torch/blas.hpp"
 
@@ -100,8 +102,11 @@ struct CheckOptions {
 // Runs one exercise program with --annotate, the exercise's check_args and `extra_args` (a hidden
 // variant's --variant N). An exercise that continues a checkpoint (5.4) gets the one its golden
 // continues, trained first by `tools`/llmfs-train (this build's, never a student's) in a folder of its own.
-ProcessResult run_exercise_program(const Exercise& e, const fs::path& program, const fs::path& tools, const std::string& bernoulli,
-                                   const ProcessOptions& options, const std::vector<std::string>& extra_args) {
+// With a `box` (grade), the program runs in it, in a fresh working folder that is also its figure
+// folder, the checkpoint readable; `stopped_by` then says which limit stopped it, if one did.
+SandboxResult run_exercise_program(const Exercise& e, const fs::path& program, const fs::path& tools, const std::string& bernoulli,
+                                   const ProcessOptions& options, const std::vector<std::string>& extra_args,
+                                   const SandboxLimits* box = nullptr) {
     std::vector<std::string> args{"--annotate", "--bernoulli", bernoulli};
     args.insert(args.end(), e.check_args.begin(), e.check_args.end());
     args.insert(args.end(), extra_args.begin(), extra_args.end());
@@ -117,17 +122,37 @@ ProcessResult run_exercise_program(const Exercise& e, const fs::path& program, c
                                                  e.id, fmt::join(train, " "), trained.exit_code, trained.err));
         args.insert(args.end(), {"--checkpoint", checkpoint.string()});
     }
-    return run_process(program, args, options);
+    if (box == nullptr) {
+        SandboxResult run;
+        static_cast<ProcessResult&>(run) = run_process(program, args, options);
+        return run;
+    }
+    const TempFolder work("llmfs-exercise-run");
+    SandboxLimits limits = *box;
+    limits.work_dir = work.path();
+    if (scratch) limits.readable.push_back(scratch->path());
+    ProcessOptions boxed = options;
+    boxed.env.erase(std::remove_if(boxed.env.begin(), boxed.env.end(), [](const auto& v) { return v.first == "LLMFS_FIGURE_DIR"; }),
+                    boxed.env.end());
+    boxed.env.emplace_back("LLMFS_FIGURE_DIR", work.path().string());
+    return run_sandboxed(program, args, boxed, limits);
 }
 
 // Runs one exercise program (run_exercise_program) and judges it against `golden_text`: the expected
-// output, or its digests where `digests` (a hand-out's .lines).
+// output, or its digests where `digests` (a hand-out's .lines). Stopped by one of the box's limits,
+// it gets runtime-error with the reason (a TODO's stop is no limit's: it stays not-finished).
 ExerciseCheck judge(const Exercise& e, const fs::path& program, const fs::path& tools, const std::string& golden_text,
                     const std::string& bernoulli, const ProcessOptions& options = {}, const std::vector<std::string>& extra_args = {},
-                    bool digests = false) {
-    const ProcessResult run = run_exercise_program(e, program, tools, bernoulli, options, extra_args);
-    return digests ? check_exercise_digests(e, golden_text, run.out, run.exit_code, run.err)
-                   : check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
+                    bool digests = false, const SandboxLimits* box = nullptr) {
+    const SandboxResult run = run_exercise_program(e, program, tools, bernoulli, options, extra_args, box);
+    ExerciseCheck result = digests ? check_exercise_digests(e, golden_text, run.out, run.exit_code, run.err)
+                                   : check_exercise_output(e, golden_text, run.out, run.exit_code, run.err);
+    if (!run.stopped_by.empty() && result.verdict != ExerciseVerdict::unfinished) {
+        std::cerr << fmt::format("  exercise {}: stopped by the sandbox: {}\n", e.id, run.stopped_by);
+        result = {ExerciseVerdict::runtime_error,
+                  fmt::format("exercise {}: your program was stopped by the sandbox: {}: {}", e.id, run.stopped_by, result.message)};
+    }
+    return result;
 }
 
 int check(const CheckOptions& opt, const char* argv0) {
@@ -215,6 +240,11 @@ struct GradeOptions {
     bool json = false;
     bool details = false;  // --details: each verdict's reason under the table
     std::string summary;   // --summary DIR: one page per student
+    // Each run of a student's program, in the sandbox (common/app/sandbox.hpp). 5.3 builds the 124M
+    // model (about 1.2 GB resident, 2 GB of address space), 5.4 trains for about 13 s on 2 cores.
+    double time_limit = 300;       // seconds of wall time; CPU time: this times the cores
+    std::size_t memory_limit = 4096;  // MB of address space
+    std::size_t file_limit = 64;      // MB, the largest file it may write
 };
 
 // What a student's program may read of the instructor's data: everything but golden/ (the expected
@@ -333,6 +363,26 @@ int grade(const GradeOptions& opt, const char* argv0) {
                                                  e.id, e.program, fmt::join(e.variants[v], " "), run.exit_code, v + 1, run.err));
         return variant_expected[key] = outputs_only(run.out);
     };
+    // The box each student's program runs in: it reads the data it needs (the vocabulary, the
+    // texts, GPT-2's files), never the expected outputs; under AddressSanitizer (whose shadow
+    // memory is terabytes of address space) without the memory limit.
+    SandboxLimits box;
+    box.wall_seconds = opt.time_limit;
+    box.cpu_seconds = opt.time_limit * std::max(1u, std::thread::hardware_concurrency());
+    box.memory_mb = std::string(LLMFS_SANITIZE_VALUE) == "ON" ? 0 : opt.memory_limit;
+    box.file_mb = opt.file_limit;
+    box.readable.push_back(run_options.env[0].second);  // the grading data folder: data/ without golden/
+    // The student's build: its tree, this build's library and headers, the system; it writes only
+    // its grading folder (a `#include "/root/.ssh/id_rsa"` finds nothing).
+    SandboxLimits build_box;
+    build_box.wall_seconds = 1800;
+    build_box.file_mb = 1024;
+    build_box.readable = {kSourceDir / "cmake", kSourceDir / "common", *build / "common" / "include",
+                          *build / "common" / "libllmfs.a", *build / "llmfs-targets.cmake"};
+    const bool build_boxed = sandbox_kind() == SandboxKind::bubblewrap;
+    std::cerr << sandbox_description(box) << "\n"
+              << (build_boxed ? "sandbox: the students' builds run in bubblewrap too (they read only their tree, this build's library and the system)\n"
+                              : "sandbox: the students' builds run unboxed: a student's source could #include any file this user may read\n");
 
     std::map<std::string, std::map<std::string, ExerciseCheck>> table;  // student -> exercise -> verdict and reason
     std::map<std::string, std::map<std::string, std::size_t>> variants_run;
@@ -340,12 +390,19 @@ int grade(const GradeOptions& opt, const char* argv0) {
         const std::string& student = opt.students[s];
         const fs::path project = write_grading_project(*build, student, s, chosen);
         std::cerr << fmt::format("grading {} ...\n", student);
+        SandboxLimits student_build = build_box;
+        student_build.work_dir = project;
+        student_build.readable.push_back(fs::absolute(student));
+        const auto cmake = [&](const std::vector<std::string>& args) -> ProcessResult {
+            if (!build_boxed) return run_cmake(args);
+            return run_sandboxed(LLMFS_CMAKE_COMMAND, args, {}, student_build);
+        };
         const ProcessResult configured =
-            run_cmake({"-S", project.string(), "-B", (project / "build").string(), "-DCMAKE_BUILD_TYPE=" LLMFS_BUILD_TYPE,
-                       "-DCMAKE_CXX_COMPILER=" LLMFS_CXX_COMPILER, "-DCMAKE_CXX_FLAGS=" LLMFS_CXX_FLAGS});
+            cmake({"-S", project.string(), "-B", (project / "build").string(), "-DCMAKE_BUILD_TYPE=" LLMFS_BUILD_TYPE,
+                   "-DCMAKE_CXX_COMPILER=" LLMFS_CXX_COMPILER, "-DCMAKE_CXX_FLAGS=" LLMFS_CXX_FLAGS});
         for (const Exercise* e : chosen) {
             const ProcessResult made = configured.exit_code != 0 ? configured
-                                                                 : run_cmake({"--build", (project / "build").string(), "--target", e->program});
+                                                                 : cmake({"--build", (project / "build").string(), "--target", e->program});
             if (made.exit_code != 0) {
                 table[student].emplace(e->id, build_failure(*e, made.out + made.err));
                 continue;
@@ -354,12 +411,13 @@ int grade(const GradeOptions& opt, const char* argv0) {
             std::optional<ExerciseCheck> worst;
             for (const std::string& kernel : golden_kernels(data, *e)) {
                 const std::string golden = read_file_checked(data / "golden" / kernel / (e->program + ".txt"));
-                ExerciseCheck c = judge(*e, program, executable_dir(argv0), golden, kernel, run_options);
+                ExerciseCheck c = judge(*e, program, executable_dir(argv0), golden, kernel, run_options, {}, false, &box);
                 if (solved(c.verdict) && kSolutionsBuild && !e->variants.empty()) {
                     std::vector<ExerciseCheck> on_variants;
                     for (std::size_t v = 0; v < e->variants.size(); ++v)
                         on_variants.push_back(
-                            judge(*e, program, executable_dir(argv0), expected_for(*e, kernel, v), kernel, run_options, e->variants[v]));
+                            judge(*e, program, executable_dir(argv0), expected_for(*e, kernel, v), kernel, run_options, e->variants[v],
+                                  false, &box));
                     variants_run[student][e->id] = on_variants.size();
                     c = combine_variants(*e, c, on_variants);
                 }
@@ -379,7 +437,8 @@ int grade(const GradeOptions& opt, const char* argv0) {
                                 {"exercise", e->id},
                                 {"verdict", grade_name(verdict(student, e))},
                                 {"variants", variants_run[student][e->id]},
-                                {"details", table[student].at(e->id).message}});
+                                {"details", table[student].at(e->id).message},
+                                {"sandbox", sandbox_kind() == SandboxKind::bubblewrap ? "bubblewrap" : "rlimits"}});
         std::cout << rows.dump(2) << "\n";
         return 0;
     }
@@ -440,11 +499,20 @@ int main(int argc, char** argv) {
     grade_cmd->add_option("--exercise", grade_opt.only, "grade only this exercise, e.g. --exercise 3.2 (repeatable)")
         ->allow_extra_args(false);  // one value each: the student trees after it stay positional
     grade_cmd->add_flag("--json", grade_opt.json,
-                        "print a JSON list of {student, exercise, verdict, variants (how many hidden variants ran), details}");
+                        "print a JSON list of {student, exercise, verdict, variants (how many hidden variants ran), details, sandbox}");
     grade_cmd->add_flag("--details", grade_opt.details,
                         "under the table, each verdict's reason: the compiler's first errors, or the first differing line "
                         "(expected and got) and the variant it came from");
     grade_cmd->add_option("--summary", grade_opt.summary, "write one page per student (DIR/N-NAME.txt) to send back")->type_name("DIR");
+    grade_cmd->add_option("--time-limit", grade_opt.time_limit, "seconds each run of a student's program may take (wall time)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    grade_cmd->add_option("--memory-limit", grade_opt.memory_limit, "MB of address space each run may use")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    grade_cmd->add_option("--file-limit", grade_opt.file_limit, "MB: the largest file a run may write")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
 
     bool force = false;
     auto* sources_cmd = app.add_subcommand("student-sources", "write chapters/exercises/student/ from solutions/, "
