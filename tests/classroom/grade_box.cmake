@@ -14,7 +14,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 file(REMOVE_RECURSE ${WORK})
 set(secret ${WORK}/outside/.ssh/id_rsa)
 file(WRITE ${secret} "1\n")  # a line of length 1: read, it would give the right answer
-set(todo "    exercise_todo(\"3.2\", \"return the d_out each of the 2 heads needs for 2-dimensional context vectors\");")
+set(todo "    exercise_todo(\"3.2\", \"return the d_out each of the num_heads heads needs for context vectors of context_dim dimensions\");")
 set(header "#include \"llmfs/app/exercise.hpp\"")
 foreach(student spinner reader includer)
   file(COPY ${SOURCE}/chapters/exercises/student DESTINATION ${WORK}/${student}/chapters/exercises)
