@@ -22,3 +22,18 @@ function(replace_in file from to)
   string(REPLACE "${from}" "${to}" text "${text}")
   file(WRITE ${file} "${text}")
 endfunction()
+
+# The `field` of `student`'s row (its tree's path) in `llmfs-exercise grade --json`'s list `json`,
+# in `out` (empty when no row is that student's).
+function(grade_field json student field out)
+  string(JSON n LENGTH "${json}")
+  math(EXPR last "${n} - 1")
+  set(found "")
+  foreach(i RANGE ${last})
+    string(JSON s GET "${json}" ${i} student)
+    if(s STREQUAL "${student}")
+      string(JSON found GET "${json}" ${i} ${field})
+    endif()
+  endforeach()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
