@@ -373,7 +373,7 @@ int grade(const GradeOptions& opt, const char* argv0) {
     box.file_mb = opt.file_limit;
     box.readable.push_back(run_options.env[0].second);  // the grading data folder: data/ without golden/
     // The student's build: its tree, this build's library and headers, the system; it writes only
-    // its grading folder (a `#include "/root/.ssh/id_rsa"` finds nothing).
+    // its grading folder (a `#include` of the instructor's ~/.ssh/id_rsa finds nothing).
     SandboxLimits build_box;
     build_box.wall_seconds = 1800;
     build_box.file_mb = 1024;
