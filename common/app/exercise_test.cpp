@@ -242,7 +242,9 @@ TEST_CASE("find_answer_leaks names the book's solution notebooks and every expec
     for (const std::string& leak : leaks) all += leak + "\n";
     INFO(all);
     CHECK(leaks.size() == planted.size());
-    for (const auto& [file, what] : planted) {
+    for (const auto& plant : planted) {  // not a structured binding: clang cannot capture one in C++17
+        const std::string& file = plant.first;
+        const std::string& what = plant.second;
         const bool named = std::any_of(leaks.begin(), leaks.end(), [&](const std::string& leak) {
             return leak.rfind(file + ": ", 0) == 0 && leak.find(what) != std::string::npos;
         });

@@ -194,10 +194,11 @@ SandboxResult run_sandboxed(const fs::path& program, const std::vector<std::stri
     ProcessOptions boxed = options;
     boxed.clean_env = true;
     boxed.env.clear();
-    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+    // (A pair, not a structured binding: C++17 lambdas cannot capture bindings, which clang refuses.)
+    for (const auto& variable : std::vector<std::pair<std::string, std::string>>{
              {"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", work.string()}, {"LANG", "C.UTF-8"}, {"TMPDIR", bubblewrap ? "/tmp" : work.string()}}) {
-        const bool given = std::any_of(options.env.begin(), options.env.end(), [&](const auto& v) { return v.first == name; });
-        if (!given) boxed.env.emplace_back(name, value);
+        const bool given = std::any_of(options.env.begin(), options.env.end(), [&](const auto& v) { return v.first == variable.first; });
+        if (!given) boxed.env.push_back(variable);
     }
     boxed.env.insert(boxed.env.end(), options.env.begin(), options.env.end());
     boxed.working_dir = work;
