@@ -197,6 +197,9 @@ inline void check_printed(const std::string& name, const std::string& actual, co
 // std::invalid_argument or std::out_of_range (exit 2) or another std::runtime_error (exit 1)
 // with a message. Never another exception (a library's type_error, bad_alloc, length_error), a
 // crash or sanitizer report, or a case slower than kFuzzCaseSeconds (a hang).
+// A fuzz test of more than about 5 s is tagged [fuzz][long]: labels fuzz and long, so the README's
+// first test command leaves it to the long label (docs/testing.md); .ci/run's sanitizer phase runs
+// every fuzz test.
 
 constexpr double kFuzzCaseSeconds = 20.0;  // far beyond any case's time, even under ASan
 

@@ -42,7 +42,7 @@ std::vector<std::string> split(const std::string& line, char sep) {
 
 }  // namespace
 
-TEST_CASE("llmfs-generate prints PyTorch's tokens and text") {
+TEST_CASE("llmfs-generate prints PyTorch's tokens and text", "[long]") {
     std::ifstream golden(LLMFS_GOLDEN_DIR "/generate_cases.txt");
     REQUIRE(golden.good());
     int cases = 0;
@@ -64,7 +64,7 @@ TEST_CASE("llmfs-generate prints PyTorch's tokens and text") {
     CHECK(cases >= 7);
 }
 
-TEST_CASE("llmfs-generate --temperature --top-k --eos-id prints the tokens of PyTorch's ch05 generate()") {
+TEST_CASE("llmfs-generate --temperature --top-k --eos-id prints the tokens of PyTorch's ch05 generate()", "[long]") {
     std::ifstream golden(LLMFS_GOLDEN_DIR "/generate_sampling_cases.txt");
     REQUIRE(golden.good());
     int cases = 0;
@@ -94,7 +94,7 @@ TEST_CASE("llmfs-generate --temperature --top-k --eos-id prints the tokens of Py
     CHECK(cases >= 10);
 }
 
-TEST_CASE("llmfs-generate --kv-cache and the fast default give the --teaching tokens at several lengths") {
+TEST_CASE("llmfs-generate --kv-cache and the fast default give the --teaching tokens at several lengths", "[long]") {
     // 124M from other seeds and prompts than the PyTorch cases; the lengths cross the cache's
     // single-row decoding many times. Past the context length: kv_cache_test, on a tiny config.
     for (const auto& [seed, tokens, prompt] : std::vector<std::tuple<std::string, std::string, std::string>>{

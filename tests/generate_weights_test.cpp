@@ -91,7 +91,7 @@ TEST_CASE("tiny checkpoint: PyTorch's tokens and text, every case llmfs-generate
     CHECK(ran >= 10);  // the greedy ones: 8 (2 prompts x top_k none/1/25/50), the 40-token window, 4 heads
 }
 
-TEST_CASE("124M-shaped checkpoint: PyTorch's tokens and text, greedy and the book's two sampled calls") {
+TEST_CASE("124M-shaped checkpoint: PyTorch's tokens and text, greedy and the book's two sampled calls", "[long]") {
     // ~550 MB, written once here and deleted at the end. A few cases only (CI time): greedy, book
     // 5.5's call (T=1.5, top_k=50), the safetensors notebook's (T=1.0, top_k=1).
     Scratch scratch("gpt2");

@@ -69,7 +69,7 @@ void fuzz_tool(const std::string& program, const std::vector<std::string>& flags
 
 }  // namespace
 
-TEST_CASE("fuzz: llmfs-tokenize's command line and standard input", "[fuzz]") {
+TEST_CASE("fuzz: llmfs-tokenize's command line and standard input", "[fuzz][long]") {
     fuzz_tool("llmfs-tokenize", {"-d", "--decode", "-h", "--help", "--frobnicate", "-x"}, 300, 21);
 }
 

@@ -215,7 +215,7 @@ std::string resize(const std::string& seed, testing::Mutator& m) {
 
 }  // namespace
 
-TEST_CASE("fuzz: mutated .ipynb notebooks (bytes, types, depth, sizes) are checked or refused with a message", "[fuzz]") {
+TEST_CASE("fuzz: mutated .ipynb notebooks (bytes, types, depth, sizes) are checked or refused with a message", "[fuzz][long]") {
     const std::vector<std::string> seeds = {source_file("tests/nbcheck/ch03_zh.ipynb"), source_file("tests/nbcheck/ch04_book.ipynb")};
     const std::vector<std::vector<ProgramCell>> programs = {program_cells_of(seeds[0]), program_cells_of(seeds[1])};
     const std::size_t depths[] = {2, 10, 63, 64, 65, 1000, 200000};

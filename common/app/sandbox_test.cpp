@@ -86,7 +86,7 @@ TEST_CASE("a program within its limits runs in its working folder, with a clean 
     });
 }
 
-TEST_CASE("a program that spins is stopped by its CPU limit, one that waits by its wall time") {
+TEST_CASE("a program that spins is stopped by its CPU limit, one that waits by its wall time", "[long]") {
     in_each_box([](SandboxKind) {
         Box box;
         SandboxLimits cpu;

@@ -183,7 +183,7 @@ TEST_CASE("tests.py test_gpt_model_equivalence_cached: 30 tokens with the cache,
 
 // The teaching path at 124M (30 whole-window forwards): about 5 minutes under qemu, so
 // tests/cross/aarch64.sh leaves this case out; ch04_gpt's golden runs generate_text_simple there.
-TEST_CASE("tests.py test_gpt_model_equivalence_not_cached: 30 tokens without the cache") {
+TEST_CASE("tests.py test_gpt_model_equivalence_not_cached: 30 tokens without the cache", "[long]") {
     const BookCase& base = book_case("test_gpt_model_equivalence_not_cached[gpt_ch04.GPTModel]");
     const BookCase& kv2 = book_case("test_gpt_model_equivalence_not_cached[gpt_with_kv_cache_optimized.GPTModel]");
     CHECK(kv2.output == base.output);  // what tests.py asserts under PyTorch

@@ -317,7 +317,7 @@ TEST_CASE("load_default honours LLMFS_DATA_DIR") {
 
 // ---- fuzzing (test_support.hpp) ------------------------------------------------------------------
 
-TEST_CASE("fuzz: mutated text encodes and decodes back, or is refused as not UTF-8", "[fuzz]") {
+TEST_CASE("fuzz: mutated text encodes and decodes back, or is refused as not UTF-8", "[fuzz][long]") {
     const std::string seed = llmfs::read_file_checked(fs::path(LLMFS_SOURCE_DIR) / "README.md").substr(0, 6000) +
                              " <|endoftext|> caf\xc3\xa9 \xe4\xbd\xa0\xe5\xa5\xbd \xf0\x9f\x98\x80 " + std::string(300, 'a');
     llmfs::testing::Mutator m(11);
@@ -349,7 +349,7 @@ TEST_CASE("fuzz: any ids decode to valid UTF-8, or are refused as outside the vo
     }
 }
 
-TEST_CASE("fuzz: damaged data files (encoder.json, vocab.bpe, SHA256SUMS) load or are refused with a message", "[fuzz]") {
+TEST_CASE("fuzz: damaged data files (encoder.json, vocab.bpe, SHA256SUMS) load or are refused with a message", "[fuzz][long]") {
     TempDir tmp("llmfs_tokenizer_fuzz");
     const fs::path dir = tmp.path / "gpt2";
     copy_gpt2_files(dir);
