@@ -27,14 +27,17 @@ target_link_libraries(llmfs_pch PRIVATE xtensor ${LLMFS_FMT})
 target_precompile_headers(llmfs_pch PRIVATE ${LLMFS_PCH_HEADERS})
 
 # libllmfs and every executable of the folders added so far (included after the last
-# add_subdirectory) compile with the PCH.
+# add_subdirectory) compile with the PCH, except a target that sets LLMFS_NO_PCH: one that links
+# neither fmt nor xtensor (tests/blas_kernel_name, OpenBLAS only) would get GCC's warning that the
+# PCH is "not used because FMT_SHARED not defined", and parses none of its headers anyway.
 target_precompile_headers(llmfs REUSE_FROM llmfs_pch)
 get_property(llmfs_dirs DIRECTORY ${PROJECT_SOURCE_DIR} PROPERTY SUBDIRECTORIES)
 foreach(dir ${llmfs_dirs})
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
   foreach(target ${targets})
     get_target_property(type ${target} TYPE)
-    if(type STREQUAL "EXECUTABLE")
+    get_target_property(no_pch ${target} LLMFS_NO_PCH)
+    if(type STREQUAL "EXECUTABLE" AND NOT no_pch)
       target_precompile_headers(${target} REUSE_FROM llmfs_pch)
     endif()
   endforeach()

@@ -59,8 +59,10 @@ inline v8 load8(const float* p) {  // an unaligned load, without breaking aliasi
 }
 
 // The end of one row's dot_lanes, given its four vectors of lanes after the whole 32-float steps
-// (from i on): the last k % 32 products, into the first lanes; then the lanes added pairwise.
-[[gnu::always_inline]] inline float finish_lanes(v8 a0, v8 a1, v8 a2, v8 a3, const float* w, const float* x,
+// (from i on): the last k % 32 products, into the first lanes; then the lanes added pairwise. The
+// vectors by reference (the caller's, used up here): by value, GCC 12 notes an ABI change for 32-byte
+// vectors without AVX on every build, a note its -Wpsabi pragma above does not silence.
+[[gnu::always_inline]] inline float finish_lanes(v8& a0, v8& a1, v8& a2, v8& a3, const float* w, const float* x,
                                                  std::size_t i, std::size_t k) {
     if (i < k) {
         std::array<float, kDotLanes> lane;
