@@ -247,9 +247,9 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     if (check.results.empty()) throw std::invalid_argument(notebook_path + " has no output cells to check (run it first)");
     if (!notebook_covered) {
         const llmfs::Summary s = llmfs::summarize(check.results);
-        throw std::invalid_argument(notebook_path + " does not look like chapter 3, 4 or 5 of the book, or an exercise notebook of "
+        throw std::invalid_argument(notebook_path + " does not look like chapter 2, 3, 4 or 5 of the book, or an exercise notebook of "
                                     "chapters 3 to 5: " + std::to_string(s.covered()) + " of its " + std::to_string(check.results.size()) +
-                                    " output cells match a chapter program (llmfs-nbcheck checks ch03, ch04 and ch05, and "
+                                    " output cells match a chapter program (llmfs-nbcheck checks ch02, ch03, ch04 and ch05, and "
                                     "their exercise notebooks)");
     }
 

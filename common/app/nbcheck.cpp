@@ -309,8 +309,10 @@ std::string split_text_cell(const std::string& body, const ProgramCell& program)
     return join_lines(lines, begin, end);
 }
 
+// importlib.metadata's version("torch"), or chapter 2's print("PyTorch version:", torch.__version__)
 bool is_version_print(const NotebookCell& cell) {
-    return cell.code.find("version(") != std::string::npos || starts_with(cell.output, "torch version");
+    return cell.code.find("version(") != std::string::npos || starts_with(cell.output, "torch version") ||
+           starts_with(cell.output, "PyTorch version");
 }
 
 }  // namespace

@@ -13,6 +13,8 @@ exercise-solutions.ipynb of ch03/01_main-chapter-code, ch04/01_main-chapter-code
 ch05/01_main-chapter-code at commit 28c65cd, unchanged.
 ch05_book.ipynb is the book's ch05/01_main-chapter-code/ch05.ipynb at commit 28c65cd (last changed in
 be5e2a3; 5.1 run on macOS, 5.2 on Apple's MPS device), its figures' PNG data shortened as above.
+ch02_book.ipynb is the book's ch02/01_main-chapter-code/ch02.ipynb at commit 28c65cd (last changed in
+be5e2a3), unchanged.
 This script writes:
   ch03_zh_one_number_changed.ipynb  one printed number changed (-0.4519 -> -0.4619 in the first
                                     output line of the 3.5.3 CausalAttention cell): that cell must differ
@@ -26,7 +28,9 @@ This script writes:
   ch03_zh_edited_close.ipynb        the 3.5.3 CausalAttention cell given a line of its own
                                     (context_vecs * 1.0001) and its first number moved by one unit:
                                     close, and the close note names the edit as the cause
-  ch02_like.ipynb                   a notebook of another chapter (chapter 2's first cells): exit 2
+  ch02_like.ipynb                   chapter 2's first cells (two of them cut): checked against the ch02 programs
+  appendix_a_like.ipynb             a notebook of a chapter the programs do not cover (appendix A's
+                                    dtype cells): exit 2
   markdown_only.ipynb               no code cells: exit 2
   broken.ipynb                      truncated JSON: exit 2
 """
@@ -123,6 +127,13 @@ other = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
     code_cell("vocab_size = len(all_words)\nprint(vocab_size)", "1130\n"),
 ]}
 dump(other, "ch02_like.ipynb")
+
+appendix_a = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+    code_cell("tensor1d = torch.tensor([1, 2, 3])\nprint(tensor1d.dtype)", "torch.int64\n"),
+    code_cell("floatvec = torch.tensor([1.0, 2.0, 3.0])\nprint(floatvec.dtype)", "torch.float32\n"),
+    code_cell("floatvec = tensor1d.to(torch.float32)\nprint(floatvec.dtype)", "torch.float32\n"),
+]}
+dump(appendix_a, "appendix_a_like.ipynb")
 
 dump({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
       "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# Only prose"}]}, "markdown_only.ipynb")
