@@ -123,6 +123,15 @@ TEST_CASE("check_notebook: version prints, figures and unknown cells are not cov
     for (const auto& r : results) CHECK(r.status == CellStatus::not_covered);
 }
 
+TEST_CASE("check_notebook: chapter 2's print of torch.__version__ is a version print too") {
+    const auto program = parse_annotated("ch03_naive_attention", kAnnotated);
+    NotebookCell version{35, "import torch\nprint(\"PyTorch version:\", torch.__version__)", "PyTorch version: 2.5.1\n"};
+    const auto results = check_notebook({version}, program);
+    REQUIRE(results.size() == 1);
+    CHECK(results[0].reason == "version print");
+    CHECK(results[0].status == CellStatus::not_covered);
+}
+
 // ---- fuzzing (test_support.hpp): mutated notebooks are read and checked, or refused with a message
 
 namespace {
