@@ -32,6 +32,18 @@ std::vector<std::vector<std::string>> numbered_variants(int count) {
 const std::vector<Exercise>& exercises() {
     static const std::vector<Exercise> all = [] {
     std::vector<Exercise> list = {
+        {"2.1", "ch02_exercise_2_1", "Byte pair encoding of unknown words",
+         "GPT-2's tokenizer has no entry for a made-up word such as \"Akwirw ier\", yet it encodes it, into\n"
+         "subword tokens. Print the token ids of the text, then each id with the text of that one token (the\n"
+         "program then encodes each piece alone and decodes all the ids back into the text).",
+         {"Gpt2Tokenizer::decode(ids)", "std::vector<std::int64_t>{id}"}},
+        {"2.2", "ch02_exercise_2_2", "Data loaders with different strides and context sizes",
+         "Section 2.6's data loader cuts the-verdict.txt's token ids into windows of max_length tokens, stride\n"
+         "tokens apart. Build the dataset and the loader of create_dataloader(raw_text, batch_size, max_length,\n"
+         "stride) (DataLoader(dataset, batch_size=batch_size): no shuffling, the last batch kept) and return the\n"
+         "inputs x of its first batch; the program displays them for max_length=2, stride=2 and max_length=8, stride=2.",
+         {"GPTDataset(tokenizer, text, max_length, stride)", "DataLoader(dataset, batch_size, shuffle, drop_last)",
+          "DataLoader::begin(gen), Epoch::next(batch)", "xt::adapt(batch.inputs, shape)"}},
         {"3.1", "ch03_exercise_3_1", "Comparing SelfAttention_v1 and SelfAttention_v2",
          "SelfAttention_v2 projects with nn.Linear layers, which store their weight as [d_out, d_in] and compute\n"
          "x @ W.T; SelfAttention_v1 keeps raw [d_in, d_out] parameters and computes x @ W. Build one of each\n"
@@ -92,7 +104,7 @@ const std::vector<Exercise>& exercises() {
     // How many --variant N each program has (its kVariants or variant_config). 5.4 has none: its
     // computation is loading a checkpoint, which the book's case already tests through the training
     // losses that follow, and every run trains (seconds), so a variant would double its cost.
-    const std::map<std::string, int> counts = {{"3.1", 3}, {"3.2", 3}, {"3.3", 3}, {"4.1", 3}, {"4.2", 1},
+    const std::map<std::string, int> counts = {{"2.1", 3}, {"2.2", 3}, {"3.1", 3}, {"3.2", 3}, {"3.3", 3}, {"4.1", 3}, {"4.2", 1},
                                                {"4.3", 3}, {"5.1", 3}, {"5.3", 3}, {"5.4", 0}};
     for (Exercise& e : list) e.variants = numbered_variants(counts.at(e.id));
     return list;

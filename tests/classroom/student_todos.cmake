@@ -3,7 +3,7 @@
 # naming its exercise and TODO.
 #   cmake -DHANDOUT=<dir> -P student_todos.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
-foreach(id 3.1 3.2 3.3 4.1 4.2 4.3 5.1 5.3 5.4)
+foreach(id 2.1 2.2 3.1 3.2 3.3 4.1 4.2 4.3 5.1 5.3 5.4)
   string(REPLACE "." "\\." id_regex ${id})
   set(kernels mkl default)
   if(id STREQUAL "5.4")

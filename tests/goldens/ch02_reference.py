@@ -7,6 +7,10 @@ run cell by cell: the reference for the ch02_* programs, one section (program) a
       cp data/golden/default/ch02_$s.txt data/golden/mkl/    # no dropout: both kernels alike
     done
     /usr/bin/python3 tests/goldens/ch02_reference.py $BOOK all --markers   (every cell, "### cell N" first)
+    for s in exercise_2_1 exercise_2_2; do     # the exercise programs, from exercise-solutions.ipynb
+      /usr/bin/python3 tests/goldens/ch02_reference.py $BOOK $s > data/golden/default/ch02_$s.txt
+      cp data/golden/default/ch02_$s.txt data/golden/mkl/
+    done
 
 The code cells are read from the book's notebook and executed in order, in one namespace, as a
 notebook kernel would, in the notebook's own folder (its cell 2 finds the-verdict.txt there and
@@ -24,6 +28,8 @@ raises KeyError('Hello') in the notebook, on purpose: here too, and it shows not
 prints nothing for it and says why under --annotate). Cell 2 (the download) belongs to no program:
 its stored output is empty, while the value of its last statement (a string) is shown here. The BPE cells (28, 29, 30, 34) are also
 checked against the notebook's stored outputs, which tiktoken printed: the script fails if they differ.
+The exercise sections run exercise-solutions.ipynb the same way (its cell 1, the versions, left out);
+each of its cells past the first must show what the stored notebook shows, or the script fails.
 """
 import ast
 import contextlib
@@ -37,6 +43,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book_checkout  # noqa: E402
 
 NOTEBOOK_IN_BOOK = "ch02/01_main-chapter-code/ch02.ipynb"
+EXERCISE_NOTEBOOK_IN_BOOK = "ch02/01_main-chapter-code/exercise-solutions.ipynb"
+EXERCISES = {  # the exercise programs, from exercise-solutions.ipynb (its cell 1 prints versions)
+    "exercise_2_1": range(2, 12),
+    "exercise_2_2": [12, 13, 14],
+}
 SECTIONS = {  # program -> the code cells (execution counts) it reproduces
     "tokenizing": range(3, 13),
     "simple_tokenizer": range(13, 25),
@@ -47,11 +58,11 @@ SECTIONS = {  # program -> the code cells (execution counts) it reproduces
 VERSION_CELLS = {1, 26, 35}
 ERROR_CELLS = {17: KeyError}
 BPE_CELLS = {28, 29, 30, 34}  # their outputs come from tiktoken: checked against the stored notebook
-USAGE = f"ch02_reference.py BOOK {{{'|'.join(SECTIONS)}|all}} [--markers]"
+USAGE = f"ch02_reference.py BOOK {{{'|'.join(list(SECTIONS) + list(EXERCISES))}|all}} [--markers]"
 BOOK, ARGS = book_checkout.argument(USAGE, NOTEBOOK_IN_BOOK)
 MARKERS = "--markers" in ARGS
 ARGS = [a for a in ARGS if a != "--markers"]
-if len(ARGS) != 1 or (ARGS[0] not in SECTIONS and ARGS[0] != "all"):
+if len(ARGS) != 1 or (ARGS[0] not in SECTIONS and ARGS[0] not in EXERCISES and ARGS[0] != "all"):
     sys.stderr.write(f"usage: {USAGE}\n")
     sys.exit(2)
 
@@ -86,7 +97,8 @@ def stored_output(cell):
 
 
 def main():
-    nb_path = os.path.join(BOOK, NOTEBOOK_IN_BOOK)
+    exercise = ARGS[0] in EXERCISES
+    nb_path = os.path.join(BOOK, EXERCISE_NOTEBOOK_IN_BOOK if exercise else NOTEBOOK_IN_BOOK)
     cells = [c for c in json.load(open(nb_path, encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
     fmt = repr
     ns = {"__name__": "__main__"}
@@ -98,17 +110,17 @@ def main():
             try:
                 run_cell("".join(cell["source"]), ns, fmt)
             except Exception as e:  # noqa: BLE001
-                if not isinstance(e, ERROR_CELLS.get(n, ())):
+                if exercise or not isinstance(e, ERROR_CELLS.get(n, ())):
                     raise
                 sys.stderr.write(f"cell {n} raised {type(e).__name__}: {e} (as in the notebook)\n")
         shown[n] = buf.getvalue()
-        if n in BPE_CELLS and shown[n] != stored_output(cell):
+        if (exercise or n in BPE_CELLS) and n > 1 and shown[n] != stored_output(cell):
             raise SystemExit(f"cell {n}: the tokenizer stand-in printed {shown[n]!r}, "
                              f"the notebook's tiktoken {stored_output(cell)!r}")
     differ = [n for n, cell in enumerate(cells, start=1)
-              if n not in VERSION_CELLS and n not in ERROR_CELLS and shown[n] != stored_output(cell)]
+              if n not in VERSION_CELLS and (exercise or n not in ERROR_CELLS) and shown[n] != stored_output(cell)]
     sys.stderr.write(f"cells whose output differs from the stored notebook's: {differ or 'none'}\n")
-    wanted = range(1, len(cells) + 1) if ARGS[0] == "all" else SECTIONS[ARGS[0]]
+    wanted = range(1, len(cells) + 1) if ARGS[0] == "all" else {**SECTIONS, **EXERCISES}[ARGS[0]]
     for n in wanted:
         if n in VERSION_CELLS:
             continue
