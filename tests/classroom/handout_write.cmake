@@ -6,7 +6,8 @@ run_and_expect(0 "Wrote the student hand-out to .* \\([0-9]+ files, no answer in
 # No answer in any form: no solution, no book solution notebook, no expected output as text (5.4's
 # also stands as llmfs-train's resume golden); digests in its place.
 foreach(absent chapters/exercises/solutions tests/goldens/exercises_reference.py docs/classroom.md
-               tests/nbcheck/ch03_exercises_book.ipynb tests/nbcheck/ch04_exercises_book.ipynb tests/nbcheck/ch05_exercises_book.ipynb
+               tests/nbcheck/ch02_exercises_book.ipynb tests/nbcheck/ch03_exercises_book.ipynb tests/nbcheck/ch04_exercises_book.ipynb
+               tests/nbcheck/ch05_exercises_book.ipynb
                data/golden/mkl/ch03_exercise_3_3.txt data/golden/default/ch05_exercise_5_4.txt
                data/golden/train/resume_c16_e24_h12_l1_d01.txt)
   if(EXISTS ${HANDOUT}/${absent})
