@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -102,7 +103,26 @@ std::string limits_text(const SandboxLimits& limits) {
     if (limits.cpu_seconds > 0) add(number(limits.cpu_seconds) + " s CPU");
     if (limits.memory_mb > 0) add(std::to_string(limits.memory_mb) + " MB address space");
     if (limits.file_mb > 0) add(std::to_string(limits.file_mb) + " MB per file");
+    if (limits.processes > 0) add(std::to_string(limits.processes) + " more processes and threads");
     return text.empty() ? "none" : text;
+}
+
+// The tasks (processes and threads) of this user that RLIMIT_NPROC counts: Linux's /proc/<pid>/task
+// of each process the user owns; 0 where there is no /proc.
+std::size_t user_tasks() {
+    std::size_t tasks = 0;
+#ifdef __linux__
+    const uid_t uid = ::getuid();
+    std::error_code ec;
+    for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string pid = it->path().filename().string();
+        struct stat st{};
+        if (pid.find_first_not_of("0123456789") != std::string::npos || ::stat(it->path().c_str(), &st) != 0 || st.st_uid != uid) continue;
+        std::error_code task_ec;
+        for (fs::directory_iterator t(it->path() / "task", task_ec), tend; !task_ec && t != tend; t.increment(task_ec)) ++tasks;
+    }
+#endif
+    return tasks;
 }
 
 bool under(const fs::path& p, const fs::path& root) {
@@ -147,6 +167,12 @@ std::string stop_reason(const SandboxResult& r, const SandboxLimits& limits, boo
         return "CPU time limit (" + number(limits.cpu_seconds) + " s)";
     if (r.signal == SIGXFSZ || r.err.find("File too large") != std::string::npos)
         return "file size limit (" + std::to_string(limits.file_mb) + " MB)";
+    if (r.exit_code != 0 && limits.processes > 0) {
+        // fork's and pthread_create's EAGAIN, as a shell, libc++ or Python words it
+        for (const char* sign : {"Cannot fork", "Resource temporarily unavailable", "can't fork", "BlockingIOError"}) {
+            if (r.err.find(sign) != std::string::npos) return "process limit (" + std::to_string(limits.processes) + " more)";
+        }
+    }
     if (r.exit_code != 0 && limits.memory_mb > 0) {
         for (const char* sign : {"bad_alloc", "Cannot allocate memory", "MemoryError", "out of memory"}) {
             if (r.err.find(sign) != std::string::npos) return "memory limit (" + std::to_string(limits.memory_mb) + " MB)";
@@ -210,6 +236,10 @@ SandboxResult run_sandboxed(const fs::path& program, const std::vector<std::stri
     }
     if (limits.memory_mb > 0) boxed.rlimits.push_back({RLIMIT_AS, limits.memory_mb << 20, limits.memory_mb << 20});
     if (limits.file_mb > 0) boxed.rlimits.push_back({RLIMIT_FSIZE, limits.file_mb << 20, limits.file_mb << 20});
+    if (limits.processes > 0) {
+        const std::size_t nproc = user_tasks() + limits.processes;
+        boxed.rlimits.push_back({RLIMIT_NPROC, nproc, nproc});
+    }
 
     SandboxResult result;
     if (bubblewrap) {
