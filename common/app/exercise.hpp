@@ -53,7 +53,14 @@ struct ExerciseNotDone : std::runtime_error {
 // becomes, at the same indentation,
 //       // TODO(exercise 3.1): <what to do>
 //       exercise_todo("3.1", "<what to do>");
-// Everything else is copied unchanged. A malformed region is a std::invalid_argument naming the line.
+// and each block of the book's solution code (the PyTorch of exercise-solutions.ipynb that no
+// chapter notebook has: in the header's notebook code, in a cell the program shows)
+//       // BEGIN BOOK SOLUTION: <why>
+//       ...lines the solutions build has, the student copy not...
+//       // STUDENT COPY: <a line the student copy has in their place, uncommented>
+//       // END BOOK SOLUTION
+// becomes its STUDENT COPY lines only, at their indentation.
+// Everything else is copied unchanged. A malformed region or block is a std::invalid_argument naming the line.
 std::string student_copy(std::string_view solution_source);
 
 // How an exercise's program did against the expected (golden) output.
