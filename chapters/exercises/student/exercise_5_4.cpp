@@ -21,6 +21,7 @@
 // the notebook's). GPT_CONFIG_124M's sizes are replaced by the checkpoint's shapes, so a small model
 // trained with llmfs-train continues too; the heads (12) and the dropout rate (0.1) are the
 // config's, as a state dict records neither.
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -36,10 +37,18 @@
 
 using namespace llmfs;
 
+// --variant 1 (llmfs-exercise grade): the same continuation with the training batches shuffled
+// after another seed and evaluated every 3 steps: other losses, from the same loaded state.
+struct Variant {
+    std::uint64_t seed;
+    std::size_t eval_freq;
+};
+const Variant kVariants[] = {{123, 5}, {456, 3}};  // [0]: the book's case
+
 int main(int argc, char** argv) {
     std::string checkpoint_path = "model_and_optimizer.pth", pytorch = "2";
-    return run_training_chapter(
-        argc, argv, "Exercise 5.4: continued pretraining, one more epoch from model_and_optimizer.pth",
+    return run_exercise(
+        argc, argv, "Exercise 5.4: continued pretraining, one more epoch from model_and_optimizer.pth", 1,
         [&](CLI::App& app) {
             app.add_option("--checkpoint", checkpoint_path,
                            "the file section 5.4 saved (default: model_and_optimizer.pth in the current folder; make one with\n"
@@ -49,8 +58,11 @@ int main(int argc, char** argv) {
                 ->type_name("{2,1.13}")
                 ->check(CLI::IsMember({"2", "1.13"}));
         },
-        [&](Notebook& nb, Generator& gen) {
+        [&](Notebook& nb, Generator& gen, int variant) {
             nb.section("Exercise 5.4: Continued pretraining");
+            const Variant v = kVariants[variant];
+            if (variant)
+                nb.note(fmt::format("--variant {}: torch.manual_seed({}) before the loaders, eval_freq={}", variant, v.seed, v.eval_freq));
             if (std::error_code ec; !std::filesystem::exists(checkpoint_path, ec))
                 throw std::runtime_error(fmt::format(
                     "{} does not exist: this exercise continues the training section 5.4 saved. Make one, e.g. a small model in "
@@ -171,7 +183,7 @@ int main(int argc, char** argv) {
                     "    num_workers=0\n"
                     ")");
             const std::string text = read_python_text(read_file_checked(data_dir() / "the-verdict.txt"), "the-verdict.txt");
-            gen.manual_seed(123);
+            gen.manual_seed(v.seed);
             const GptTrainData data(tokenizer, text, cfg.context_length, /*batch_size=*/2);
 
             nb.code("from gpt_train import train_model_simple\n"
@@ -184,7 +196,7 @@ int main(int argc, char** argv) {
                     ")");
             TrainSettings settings;
             settings.num_epochs = 1;
-            settings.eval_freq = 5;
+            settings.eval_freq = v.eval_freq;
             settings.eval_iter = 5;
             TrainProgress progress(data.train_loader.size());
             TrainCallbacks callbacks;
@@ -196,5 +208,6 @@ int main(int argc, char** argv) {
             callbacks.on_step = [&](std::size_t epoch, std::size_t step, std::size_t steps, std::size_t tokens) { progress(epoch, step, steps, tokens); };
             train_model_simple(model, data.train_loader, data.val_loader, optimizer, gen, tokenizer, settings, callbacks);
             progress.finish();
-        });
+        },
+        /*training=*/true);
 }
