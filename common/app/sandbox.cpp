@@ -103,15 +103,17 @@ std::string limits_text(const SandboxLimits& limits) {
     if (limits.cpu_seconds > 0) add(number(limits.cpu_seconds) + " s CPU");
     if (limits.memory_mb > 0) add(std::to_string(limits.memory_mb) + " MB address space");
     if (limits.file_mb > 0) add(std::to_string(limits.file_mb) + " MB per file");
+#ifdef __linux__
     if (limits.processes > 0) add(std::to_string(limits.processes) + " more processes and threads");
+#endif
     return text.empty() ? "none" : text;
 }
 
-// The tasks (processes and threads) of this user that RLIMIT_NPROC counts: Linux's /proc/<pid>/task
-// of each process the user owns; 0 where there is no /proc.
+#ifdef __linux__
+// The tasks (processes and threads) of this user that RLIMIT_NPROC counts: /proc/<pid>/task of each
+// process the user owns.
 std::size_t user_tasks() {
     std::size_t tasks = 0;
-#ifdef __linux__
     const uid_t uid = ::getuid();
     std::error_code ec;
     for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
@@ -121,9 +123,9 @@ std::size_t user_tasks() {
         std::error_code task_ec;
         for (fs::directory_iterator t(it->path() / "task", task_ec), tend; !task_ec && t != tend; t.increment(task_ec)) ++tasks;
     }
-#endif
     return tasks;
 }
+#endif
 
 bool under(const fs::path& p, const fs::path& root) {
     const auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
@@ -236,10 +238,12 @@ SandboxResult run_sandboxed(const fs::path& program, const std::vector<std::stri
     }
     if (limits.memory_mb > 0) boxed.rlimits.push_back({RLIMIT_AS, limits.memory_mb << 20, limits.memory_mb << 20});
     if (limits.file_mb > 0) boxed.rlimits.push_back({RLIMIT_FSIZE, limits.file_mb << 20, limits.file_mb << 20});
+#ifdef __linux__
     if (limits.processes > 0) {
         const std::size_t nproc = user_tasks() + limits.processes;
         boxed.rlimits.push_back({RLIMIT_NPROC, nproc, nproc});
     }
+#endif
 
     SandboxResult result;
     if (bubblewrap) {
