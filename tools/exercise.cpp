@@ -371,12 +371,14 @@ int grade(const GradeOptions& opt, const char* argv0) {
     box.cpu_seconds = opt.time_limit * std::max(1u, std::thread::hardware_concurrency());
     box.memory_mb = std::string(LLMFS_SANITIZE_VALUE) == "ON" ? 0 : opt.memory_limit;
     box.file_mb = opt.file_limit;
+    box.processes = 256;  // OpenBLAS's threads (one a core) and then some; a fork bomb's 257th fork fails
     box.readable.push_back(run_options.env[0].second);  // the grading data folder: data/ without golden/
     // The student's build: its tree, this build's library and headers, the system; it writes only
     // its grading folder (a `#include` of the instructor's ~/.ssh/id_rsa finds nothing).
     SandboxLimits build_box;
     build_box.wall_seconds = 1800;
     build_box.file_mb = 1024;
+    build_box.processes = 1024;  // make, cmake and the compilers at once
     build_box.readable = {kSourceDir / "cmake", kSourceDir / "common", *build / "common" / "include",
                           *build / "common" / "libllmfs.a", *build / "llmfs-targets.cmake"};
     const bool build_boxed = sandbox_kind() == SandboxKind::bubblewrap;

@@ -53,7 +53,14 @@ struct ExerciseNotDone : std::runtime_error {
 // becomes, at the same indentation,
 //       // TODO(exercise 3.1): <what to do>
 //       exercise_todo("3.1", "<what to do>");
-// Everything else is copied unchanged. A malformed region is a std::invalid_argument naming the line.
+// and each block of the book's solution code (the PyTorch of exercise-solutions.ipynb that no
+// chapter notebook has: in the header's notebook code, in a cell the program shows)
+//       // BEGIN BOOK SOLUTION: <why>
+//       ...lines the solutions build has, the student copy not...
+//       // STUDENT COPY: <a line the student copy has in their place, uncommented>
+//       // END BOOK SOLUTION
+// becomes its STUDENT COPY lines only, at their indentation.
+// Everything else is copied unchanged. A malformed region or block is a std::invalid_argument naming the line.
 std::string student_copy(std::string_view solution_source);
 
 // How an exercise's program did against the expected (golden) output.
@@ -145,14 +152,17 @@ std::size_t write_handout(const std::filesystem::path& source_dir, const std::fi
 
 // The files under `tree` that hold an answer, one line each, "path: what (N lines, e.g. `line`)",
 // the path relative to `tree`, sorted. What counts (lines compared with whitespace trimmed; a
-// notebook's cell sources and outputs decoded from its JSON):
+// notebook's cell sources and outputs decoded from its JSON; a line also as a // or # comment's
+// text and, in a C++ file, as the lines of its string literals):
 //   "solution line"             an answer line of chapters/exercises/solutions/;
-//   "the book's solution code"  a line of tests/goldens/exercises_reference.py or of a code cell of
-//                               the book's solution notebooks;
+//   "the book's solution code"  a line of tests/goldens/exercises_reference.py, of a code cell of
+//                               the book's solution notebooks, or of a solution's BEGIN BOOK
+//                               SOLUTION block (its indented comments, its string literals);
 //   "expected output of exercise 3.3"  two consecutive non-blank lines of an exercise's expected
 //                               output, or the whole of a one-line one;
 // except lines (and line pairs) the hand-out also holds elsewhere (a lone "}", a GPTConfig line of
-// the chapter code, an output line another program prints too).
+// the chapter code, a line of a chapter notebook or of the notebook code a program shows, a
+// comment's text, an output line another program prints too).
 std::vector<std::string> find_answer_leaks(const std::filesystem::path& source_dir, const std::filesystem::path& tree);
 
 }  // namespace llmfs

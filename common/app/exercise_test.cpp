@@ -28,6 +28,27 @@ TEST_CASE("student_copy replaces each solution region by a TODO that names the e
     CHECK(student_copy("int x;\n") == "int x;\n");
 }
 
+TEST_CASE("student_copy leaves out the book's solution code, keeping the student copy's lines of a block") {
+    const std::string solution =
+        "// Exercise 9.9\n"
+        "// BEGIN BOOK SOLUTION: the answer in PyTorch\n"
+        "//   x = answer()\n"
+        "// END BOOK SOLUTION\n"
+        "int main() {\n"
+        "    // BEGIN BOOK SOLUTION: the cell that holds the answer\n"
+        "    nb.code(\"x = answer()\\nprint(x)\");\n"
+        "    // STUDENT COPY: nb.added_code(\"# your answer\\nprint(x)\");\n"
+        "    // END BOOK SOLUTION\n"
+        "}\n";
+    CHECK(student_copy(solution) == "// Exercise 9.9\nint main() {\n    nb.added_code(\"# your answer\\nprint(x)\");\n}\n");
+    CHECK_THROWS_WITH(student_copy("// BEGIN BOOK SOLUTION: a\nx\n"), Catch::Contains("no END BOOK SOLUTION"));
+    CHECK_THROWS_WITH(student_copy("x\n// END BOOK SOLUTION\n"), Catch::Contains("line 2"));
+    CHECK_THROWS_WITH(student_copy("// BEGIN BOOK SOLUTION: a\n// BEGIN SOLUTION(exercise 3.1): b\n// END SOLUTION\n// END BOOK SOLUTION\n"),
+                      Catch::Contains("line 2"));
+    CHECK_THROWS_WITH(student_copy("// BEGIN SOLUTION(exercise 3.1): b\n// BEGIN BOOK SOLUTION: a\n// END BOOK SOLUTION\n// END SOLUTION\n"),
+                      Catch::Contains("line 2"));
+}
+
 TEST_CASE("student_copy rejects malformed regions, naming the line") {
     CHECK_THROWS_WITH(student_copy("// BEGIN SOLUTION(exercise 3.1): a\n"), Catch::Contains("no END SOLUTION"));
     CHECK_THROWS_WITH(student_copy("x\n// END SOLUTION\n"), Catch::Contains("line 2"));
@@ -106,13 +127,14 @@ TEST_CASE("build_failure: does not compile, with the compiler's first error") {
                               !Catch::Contains("Building CXX"));
 }
 
-TEST_CASE("every exercise but 5.4 has hidden variants, each its --variant N") {
+TEST_CASE("every exercise has hidden variants, each its --variant N") {
     for (const Exercise& e : exercises()) {
-        CHECK(e.variants.empty() == (e.id == "5.4"));
+        CHECK_FALSE(e.variants.empty());
         for (std::size_t i = 0; i < e.variants.size(); ++i)
             CHECK(e.variants[i] == std::vector<std::string>{"--variant", std::to_string(i + 1)});
     }
     CHECK(find_exercise("3.3").variants.size() == 3);
+    CHECK(find_exercise("5.4").variants.size() == 1);
 }
 
 TEST_CASE("outputs_only: an --annotate run's outputs, as a golden holds them") {
@@ -216,6 +238,37 @@ TEST_CASE("find_answer_leaks names each file that holds a planted answer line or
     REQUIRE(leaks.size() == 2);
     CHECK(leaks[0] == "copied.py: the book's solution code (1 line, e.g. `" + std::string(reference_line.substr(reference_line.find_first_not_of(' '))) + "`)");
     CHECK(leaks[1] == "student/notes.txt: solution line (1 line, e.g. `" + answer + "`)");
+}
+
+TEST_CASE("find_answer_leaks names a student file that holds the book's solution code: as the header's comment, as a cell shown", "[solutions]") {
+    llmfs::testing::TempDir tmp("llmfs_leaks_book");
+    fs::copy(kSource / "chapters/exercises/student", tmp.path / "student");
+    REQUIRE(find_answer_leaks(kSource, tmp.path).empty());
+    // The lines of a solution's BEGIN BOOK SOLUTION blocks (read at run time, never written in this
+    // file), but the student copy's: its comments (the header's PyTorch) or its code (cells shown).
+    const auto book_lines = [](const std::string& name, bool comments) {
+        std::string lines;
+        bool inside = false;
+        std::istringstream source(read_all(kSource / "chapters/exercises/solutions" / (name + ".cpp")));
+        for (std::string line; std::getline(source, line);) {
+            const std::string t = line.substr(std::min(line.size(), line.find_first_not_of(' ')));
+            if (t.rfind("// BEGIN BOOK SOLUTION", 0) == 0) inside = true;
+            else if (t.rfind("// END BOOK SOLUTION", 0) == 0) inside = false;
+            else if (inside && t.rfind("// STUDENT COPY: ", 0) != 0 && (t.rfind("//", 0) == 0) == comments) lines += line + "\n";
+        }
+        return lines;
+    };
+    REQUIRE_FALSE(book_lines("exercise_4_2", true).empty());
+    REQUIRE_FALSE(book_lines("exercise_5_1", false).empty());
+    std::ofstream(tmp.path / "student" / "exercise_4_2.cpp", std::ios::app) << book_lines("exercise_4_2", true);
+    std::ofstream(tmp.path / "student" / "exercise_5_1.cpp", std::ios::app) << book_lines("exercise_5_1", false);
+    const auto leaks = find_answer_leaks(kSource, tmp.path);
+    std::string all;
+    for (const std::string& leak : leaks) all += leak + "\n";
+    INFO(all);
+    REQUIRE(leaks.size() == 2);
+    CHECK_THAT(leaks[0], Catch::StartsWith("student/exercise_4_2.cpp: the book's solution code (") && Catch::Contains("get_config"));
+    CHECK_THAT(leaks[1], Catch::StartsWith("student/exercise_5_1.cpp: the book's solution code (") && Catch::Contains("scaled_probas"));
 }
 
 TEST_CASE("find_answer_leaks names the book's solution notebooks and every expected output, planted under other names", "[solutions]") {

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -102,8 +103,29 @@ std::string limits_text(const SandboxLimits& limits) {
     if (limits.cpu_seconds > 0) add(number(limits.cpu_seconds) + " s CPU");
     if (limits.memory_mb > 0) add(std::to_string(limits.memory_mb) + " MB address space");
     if (limits.file_mb > 0) add(std::to_string(limits.file_mb) + " MB per file");
+#ifdef __linux__
+    if (limits.processes > 0) add(std::to_string(limits.processes) + " more processes and threads");
+#endif
     return text.empty() ? "none" : text;
 }
+
+#ifdef __linux__
+// The tasks (processes and threads) of this user that RLIMIT_NPROC counts: /proc/<pid>/task of each
+// process the user owns.
+std::size_t user_tasks() {
+    std::size_t tasks = 0;
+    const uid_t uid = ::getuid();
+    std::error_code ec;
+    for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string pid = it->path().filename().string();
+        struct stat st{};
+        if (pid.find_first_not_of("0123456789") != std::string::npos || ::stat(it->path().c_str(), &st) != 0 || st.st_uid != uid) continue;
+        std::error_code task_ec;
+        for (fs::directory_iterator t(it->path() / "task", task_ec), tend; !task_ec && t != tend; t.increment(task_ec)) ++tasks;
+    }
+    return tasks;
+}
+#endif
 
 bool under(const fs::path& p, const fs::path& root) {
     const auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
@@ -147,6 +169,12 @@ std::string stop_reason(const SandboxResult& r, const SandboxLimits& limits, boo
         return "CPU time limit (" + number(limits.cpu_seconds) + " s)";
     if (r.signal == SIGXFSZ || r.err.find("File too large") != std::string::npos)
         return "file size limit (" + std::to_string(limits.file_mb) + " MB)";
+    if (r.exit_code != 0 && limits.processes > 0) {
+        // fork's and pthread_create's EAGAIN, as a shell, libc++ or Python words it
+        for (const char* sign : {"Cannot fork", "Resource temporarily unavailable", "can't fork", "BlockingIOError"}) {
+            if (r.err.find(sign) != std::string::npos) return "process limit (" + std::to_string(limits.processes) + " more)";
+        }
+    }
     if (r.exit_code != 0 && limits.memory_mb > 0) {
         for (const char* sign : {"bad_alloc", "Cannot allocate memory", "MemoryError", "out of memory"}) {
             if (r.err.find(sign) != std::string::npos) return "memory limit (" + std::to_string(limits.memory_mb) + " MB)";
@@ -210,6 +238,12 @@ SandboxResult run_sandboxed(const fs::path& program, const std::vector<std::stri
     }
     if (limits.memory_mb > 0) boxed.rlimits.push_back({RLIMIT_AS, limits.memory_mb << 20, limits.memory_mb << 20});
     if (limits.file_mb > 0) boxed.rlimits.push_back({RLIMIT_FSIZE, limits.file_mb << 20, limits.file_mb << 20});
+#ifdef __linux__
+    if (limits.processes > 0) {
+        const std::size_t nproc = user_tasks() + limits.processes;
+        boxed.rlimits.push_back({RLIMIT_NPROC, nproc, nproc});
+    }
+#endif
 
     SandboxResult result;
     if (bubblewrap) {

@@ -26,6 +26,11 @@ struct SandboxLimits {
     double cpu_seconds = 0;     // > 0: RLIMIT_CPU (SIGXCPU, then SIGKILL a second later)
     std::size_t memory_mb = 0;  // > 0: RLIMIT_AS, its address space (threads' stacks, malloc arenas included)
     std::size_t file_mb = 0;    // > 0: RLIMIT_FSIZE, the largest file it may write (SIGXFSZ)
+    // > 0 (Linux): RLIMIT_NPROC, the processes and threads it may start (a fork bomb's forks then
+    // fail). The kernel counts every task of the user, so the limit is this user's count in /proc
+    // when it starts plus this many. The kernel does not apply it to root. Elsewhere (no /proc to
+    // count in) it is not set.
+    std::size_t processes = 0;
     std::filesystem::path work_dir;                // its current folder, the one place it may write (required)
     std::vector<std::filesystem::path> readable;   // folders and files it may read (its own folder is added)
 };

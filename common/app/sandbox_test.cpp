@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace llmfs;
@@ -131,6 +134,33 @@ TEST_CASE("a program that writes past its file-size limit is stopped") {
         CHECK(fs::file_size(box.work / "big") <= (1u << 20));
     });
 }
+
+#ifdef __linux__
+TEST_CASE("a fork bomb is stopped by its process limit (RLIMIT_NPROC)") {
+    in_each_box([](SandboxKind) {
+        Box box;
+        SandboxLimits limits;
+        limits.processes = 16;
+        // The limit reaches the program: a number, the user's tasks when it started plus 16.
+        const SandboxResult shown = box.sh("exec grep '^Max processes' /proc/self/limits", limits);
+        REQUIRE(shown.exit_code == 0);
+        std::istringstream words(shown.out.substr(std::string("Max processes").size()));
+        std::size_t soft = 0, hard = 0;
+        CHECK((words >> soft >> hard));
+        CHECK(soft >= 16);
+        CHECK(soft == hard);
+        CHECK_THAT(sandbox_description(limits), Catch::Contains("16 more processes and threads"));
+        if (::geteuid() == 0) {
+            WARN("running as root, whom the kernel exempts from RLIMIT_NPROC: the fork bomb is not run");
+            return;
+        }
+        // A bounded bomb (200 sleepers of a second): the 17th fork or so fails.
+        const SandboxResult r = box.stopped("i=0; while [ $i -lt 200 ]; do sleep 1 & i=$((i+1)); done; wait", limits,
+                                            "process limit (16 more)");
+        CHECK(r.timed_out == false);
+    });
+}
+#endif
 
 TEST_CASE("bubblewrap refuses a file outside the program's tree and the network, and the fallback says it cannot") {
     in_each_box([](SandboxKind kind) {

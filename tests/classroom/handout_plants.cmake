@@ -1,6 +1,7 @@
 # `llmfs-exercise audit` on a copy of the fresh hand-out (HANDOUT, written by handout_write.cmake):
 # the copy passes; then each kind of answer is planted in it, one at a time, and audit must fail
-# naming exactly that file: a solution line in a student source, the book's solution notebook of
+# naming exactly that file: a solution line in a student source, the book's solution code (a line
+# of a BOOK SOLUTION block) as a comment in one, the book's solution notebook of
 # chapter 3 under another name, and exercise 4.2's expected output as a text file of another name.
 #   cmake -DSOURCE=<source tree> -DTOOL=<llmfs-exercise> -DHANDOUT=<dir> -DWORK=<dir> -P handout_plants.cmake
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
@@ -28,6 +29,30 @@ set(student ${WORK}/chapters/exercises/student/exercise_3_2.cpp)
 file(READ ${student} original)
 file(APPEND ${student} "    ${answer}\n")
 run_and_expect(1 "(^|\n)chapters/exercises/student/exercise_3_2\\.cpp: solution line [^\n]*\n[^\n]*: 1 file\\(s\\) with an answer found"
+               ${TOOL} audit ${WORK})
+file(WRITE ${student} "${original}")
+
+# The book's solution in PyTorch, as the student copies' headers once quoted it: the first code line
+# of the solution's BEGIN BOOK SOLUTION block of 4.2 (read here, never written in this file), as a comment.
+file(STRINGS ${SOURCE}/chapters/exercises/solutions/exercise_4_2.cpp lines)
+set(inside OFF)
+set(book "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^// BEGIN BOOK SOLUTION")
+    set(inside ON)
+  elseif(line MATCHES "^// END BOOK SOLUTION")
+    set(inside OFF)
+  elseif(inside AND book STREQUAL "" AND line MATCHES "^//   [^ ]")
+    set(book "${line}")
+  endif()
+endforeach()
+if(book STREQUAL "")
+  message(FATAL_ERROR "no BOOK SOLUTION code line in ${SOURCE}/chapters/exercises/solutions/exercise_4_2.cpp")
+endif()
+set(student ${WORK}/chapters/exercises/student/exercise_4_2.cpp)
+file(READ ${student} original)
+file(APPEND ${student} "${book}\n")
+run_and_expect(1 "(^|\n)chapters/exercises/student/exercise_4_2\\.cpp: the book's solution code [^\n]*\n[^\n]*: 1 file\\(s\\) with an answer found"
                ${TOOL} audit ${WORK})
 file(WRITE ${student} "${original}")
 

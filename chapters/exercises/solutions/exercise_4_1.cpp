@@ -5,6 +5,7 @@
 // then count the parameters in the feed forward module and in the attention module. Which of the
 // two holds more?
 //
+// BEGIN BOOK SOLUTION: the book's solution in PyTorch (the solutions build only; the student copy shows the chapter's code)
 // The notebook code (the book's solution, exercise-solutions.ipynb of chapter 4):
 //   block = TransformerBlock(GPT_CONFIG_124M)
 //   print(block)
@@ -12,6 +13,11 @@
 //   print(f"Total number of parameters in feed forward module: {total_params:,}")
 //   total_params = sum(p.numel() for p in block.att.parameters())
 //   print(f"Total number of parameters in attention module: {total_params:,}")
+// STUDENT COPY: // The chapter's code around it (ch04.ipynb, sections 4.5 and 4.6):
+// STUDENT COPY: //   block = TransformerBlock(GPT_CONFIG_124M)
+// STUDENT COPY: //   total_params = sum(p.numel() for p in model.parameters())      # a whole GPTModel's
+// STUDENT COPY: //   print(f"Total number of parameters: {total_params:,}")
+// END BOOK SOLUTION
 #include <fmt/format.h>
 
 #include "llmfs/app/cli.hpp"
@@ -71,11 +77,17 @@ int main(int argc, char** argv) {
         const TransformerBlock block(gen, cfg);
         nb.print(module_repr(block));
 
+        // BEGIN BOOK SOLUTION: the notebook's answer cells (the student copy says what they print)
         nb.code("total_params = sum(p.numel() for p in block.ff.parameters())\n"
                 "print(f\"Total number of parameters in feed forward module: {total_params:,}\")");
+        // STUDENT COPY: nb.added_code("# exercise 4.1: the number of parameters in block.ff");
+        // END BOOK SOLUTION
         nb.print(fmt::format("Total number of parameters in feed forward module: {}", with_commas(feed_forward_parameters(block))));
+        // BEGIN BOOK SOLUTION: the notebook's answer cells (the student copy says what they print)
         nb.code("total_params = sum(p.numel() for p in block.att.parameters())\n"
                 "print(f\"Total number of parameters in attention module: {total_params:,}\")");
+        // STUDENT COPY: nb.added_code("# exercise 4.1: the number of parameters in block.att");
+        // END BOOK SOLUTION
         nb.print(fmt::format("Total number of parameters in attention module: {}", with_commas(attention_parameters(block))));
     });
 }

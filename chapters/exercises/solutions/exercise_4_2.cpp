@@ -6,6 +6,7 @@
 // model, and print its number of parameters, the number when the output layer shares its weights
 // with the token embedding (weight tying), and the model's size in MB as float32 numbers.
 //
+// BEGIN BOOK SOLUTION: the book's solution in PyTorch (the solutions build only; the student copy shows the chapter's code)
 // The notebook code (the book's solution, exercise-solutions.ipynb of chapter 4):
 //   def get_config(base_config, model_name="gpt2-small"):
 //       GPT_CONFIG = base_config.copy()
@@ -33,6 +34,16 @@
 //       model = GPTModel(CONFIG)
 //       print(f"\n\n{model_name}:")
 //       calculate_size(model)
+// STUDENT COPY: // The chapter's code around it (ch04.ipynb, section 4.6: GPT-2 small, its parameters and size):
+// STUDENT COPY: //   model = GPTModel(GPT_CONFIG_124M)
+// STUDENT COPY: //   total_params = sum(p.numel() for p in model.parameters())
+// STUDENT COPY: //   print(f"Total number of parameters: {total_params:,}")
+// STUDENT COPY: //   total_params_gpt2 =  total_params - sum(p.numel() for p in model.out_head.parameters())
+// STUDENT COPY: //   print(f"Number of trainable parameters considering weight tying: {total_params_gpt2:,}")
+// STUDENT COPY: //   total_size_bytes = total_params * 4
+// STUDENT COPY: //   total_size_mb = total_size_bytes / (1024 * 1024)
+// STUDENT COPY: //   print(f"Total size of the model: {total_size_mb:.2f} MB")
+// END BOOK SOLUTION
 //
 // Each model is built for real, one at a time, as the notebook does: GPT-2 XL takes about 6.5 GB.
 #include <stdexcept>

@@ -7,6 +7,7 @@
 // build a GPTModel whose dropout layers use them. Then, in training mode (dropout active), run it on
 // the chapter-4 batch and print the logits as section 4.6 does.
 //
+// BEGIN BOOK SOLUTION: the book's solution in PyTorch (the solutions build only; the student copy shows the chapter's code)
 // The notebook code (the book's solution, exercise-solutions.ipynb of chapter 4; the forward pass
 // is section 4.6's):
 //   GPT_CONFIG_124M = {
@@ -29,6 +30,25 @@
 //   print("Input batch:\n", batch)
 //   print("\nOutput shape:", out.shape)
 //   print(out)
+// STUDENT COPY: // The chapter's code around it (ch04.ipynb, sections 4.5 and 4.6):
+// STUDENT COPY: //   GPT_CONFIG_124M = {
+// STUDENT COPY: //       "vocab_size": 50257, "context_length": 1024, "emb_dim": 768, "n_heads": 12, "n_layers": 12,
+// STUDENT COPY: //       "drop_rate": 0.1,       # Dropout rate
+// STUDENT COPY: //       "qkv_bias": False       # Query-Key-Value bias
+// STUDENT COPY: //   }
+// STUDENT COPY: //   class TransformerBlock(nn.Module):
+// STUDENT COPY: //       self.att = MultiHeadAttention(..., dropout=cfg["drop_rate"], ...)
+// STUDENT COPY: //       self.drop_shortcut = nn.Dropout(cfg["drop_rate"])
+// STUDENT COPY: //   class GPTModel(nn.Module):
+// STUDENT COPY: //       self.drop_emb = nn.Dropout(cfg["drop_rate"])
+// STUDENT COPY: //
+// STUDENT COPY: //   torch.manual_seed(123)
+// STUDENT COPY: //   model = GPTModel(GPT_CONFIG_124M)
+// STUDENT COPY: //   out = model(batch)
+// STUDENT COPY: //   print("Input batch:\n", batch)
+// STUDENT COPY: //   print("\nOutput shape:", out.shape)
+// STUDENT COPY: //   print(out)
+// END BOOK SOLUTION
 #include <cstdint>
 
 #include <fmt/format.h>

@@ -5,6 +5,7 @@
 // temperatures 1, 0.1 and 5. How often is "pizza" sampled in each case? Then find a faster and
 // more accurate way to know how often "pizza" would be sampled: its probability itself.
 //
+// BEGIN BOOK SOLUTION: the book's solution in PyTorch (the solutions build only; the student copy shows the chapter's code)
 // The notebook code (the book's solution, exercise-solutions.ipynb of chapter 5):
 //   next_token_logits = torch.tensor([4.51, 0.89, -1.90, 6.75, 1.63, -1.62, -1.89, 6.28, 1.79])
 //   def print_sampled_tokens(probas):      # as in 5.3.1, but bincount without minlength: a word
@@ -16,6 +17,14 @@
 //   temp5_idx = 2
 //   pizza_idx = 6
 //   scaled_probas[temp5_idx][pizza_idx]    # tensor(0.0430)
+// STUDENT COPY: // The chapter's code around it (ch05.ipynb, sections 5.3.1 and 5.3.2):
+// STUDENT COPY: //   next_token_logits = torch.tensor([4.51, 0.89, -1.90, 6.75, 1.63, -1.62, -1.89, 6.28, 1.79])
+// STUDENT COPY: //   def print_sampled_tokens(probas):      # (this program's: bincount without minlength, as the
+// STUDENT COPY: //       ...                                # exercise's notebook has it)
+// STUDENT COPY: //   temperatures = [1, 0.1, 5]  # Original, higher confidence, and lower confidence
+// STUDENT COPY: //   scaled_probas = [softmax_with_temperature(next_token_logits, T) for T in temperatures]
+// STUDENT COPY: //   print_sampled_tokens(scaled_probas[1])
+// END BOOK SOLUTION
 //
 // torch.multinomial follows PyTorch's default CPU exponential_ kernel with --bernoulli mkl too
 // (chapters/ch05/decoding.cpp): the outputs are the same in both modes.
@@ -125,15 +134,21 @@ int main(int argc, char** argv) {
         std::vector<Tensor<1>> scaled_probas;               // each [V]
         for (const double T : temperatures) scaled_probas.push_back(softmax_with_temperature(next_token_logits, T));
 
+        // BEGIN BOOK SOLUTION: the notebook's answer cells (the student copy says what they print)
         nb.code("for i, probas in enumerate(scaled_probas):\n"
                 "    print(\"\\n\\nTemperature:\", temperatures[i])\n"
                 "    print_sampled_tokens(probas)");
+        // STUDENT COPY: nb.added_code("# exercise 5.1: each temperature's sampled frequencies");
+        // END BOOK SOLUTION
         print_frequencies(nb, gen, temperatures, scaled_probas);
 
+        // BEGIN BOOK SOLUTION: the notebook's answer cells (the student copy says what they print)
         nb.code("temp5_idx = 2\n"
                 "pizza_idx = 6\n"
                 "\n"
                 "scaled_probas[temp5_idx][pizza_idx]");
+        // STUDENT COPY: nb.added_code("# exercise 5.1: the probability of pizza at temperature 5");
+        // END BOOK SOLUTION
         nb.print(pizza_probability(scaled_probas, v.temperature_idx, v.word_idx));
     });
 }

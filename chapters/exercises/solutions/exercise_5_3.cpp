@@ -5,6 +5,7 @@
 // "Every effort moves you" with the model chapter 5 trained and saved as model.pth (section 5.4):
 // once with generate_text_simple (always the most likely token) and twice with generate().
 //
+// BEGIN BOOK SOLUTION: the book's solution in PyTorch (the solutions build only; the student copy shows the chapter's code)
 // The notebook code (the book's solution, exercise-solutions.ipynb of chapter 5):
 //   torch.manual_seed(123)
 //   model = GPTModel(GPT_CONFIG_124M)           # context_length 256
@@ -14,6 +15,19 @@
 //                                    max_new_tokens=25, context_size=GPT_CONFIG_124M["context_length"])
 //   token_ids = generate(model=model, idx=..., max_new_tokens=25, context_size=...,
 //                        top_k=None, temperature=0.0)          # twice: the same text each time
+// STUDENT COPY: // The chapter's code around it (ch05.ipynb, section 5.3.3: generate() with top-k sampling and
+// STUDENT COPY: // temperature scaling):
+// STUDENT COPY: //   torch.manual_seed(123)
+// STUDENT COPY: //   token_ids = generate(
+// STUDENT COPY: //       model=model,
+// STUDENT COPY: //       idx=text_to_token_ids("Every effort moves you", tokenizer).to(device),
+// STUDENT COPY: //       max_new_tokens=15,
+// STUDENT COPY: //       context_size=GPT_CONFIG_124M["context_length"],
+// STUDENT COPY: //       top_k=25,
+// STUDENT COPY: //       temperature=1.4
+// STUDENT COPY: //   )
+// STUDENT COPY: //   print("Output text:\n", token_ids_to_text(token_ids, tokenizer))
+// END BOOK SOLUTION
 //
 // model.pth: --weights FILE (default ./model.pth, as the notebook's torch.load("model.pth")), the
 // book's GPTModel state dict as torch.save writes it (common/nn/gpt_checkpoint.hpp). --untrained
@@ -172,6 +186,7 @@ int main(int argc, char** argv) {
                                                    on_token);  // [1, 4 + 25]
             nb.print("Output text:\n", token_ids_to_text(token_ids, tokenizer));
 
+            // BEGIN BOOK SOLUTION: the notebook's answer cell (the student copy says what it runs)
             const std::string generate_cell = "# Deterministic behavior: No top_k, no temperature scaling\n"
                                               "\n"
                                               "token_ids = generate(\n"
@@ -184,8 +199,13 @@ int main(int argc, char** argv) {
                                               ")\n"
                                               "\n"
                                               "print(\"Output text:\\n\", token_ids_to_text(token_ids, tokenizer))";
+            // STUDENT COPY: const std::string generate_cell = "# exercise 5.3: generate() with your deterministic settings (the same text twice)";
+            // END BOOK SOLUTION
             for (int run = 0; run < 2; ++run) {  // the notebook runs the same cell twice: the same text
+                // BEGIN BOOK SOLUTION: a cell of the notebook's (the student copy's is one it adds)
                 nb.code(generate_cell);
+                // STUDENT COPY: nb.added_code(generate_cell);
+                // END BOOK SOLUTION
                 token_ids = generate(path, model, text_to_token_ids(start_context, tokenizer), 25, cfg.context_length,
                                      deterministic, gen, on_token);
                 nb.print("Output text:\n", token_ids_to_text(token_ids, tokenizer));

@@ -7,6 +7,7 @@
 // train_model_simple, as if the training had never stopped: the optimizer's moments and step
 // counts must come back with the weights, or the first steps would be a fresh AdamW's.
 //
+// BEGIN BOOK SOLUTION: the book's solution in PyTorch (the solutions build only; the student copy shows the chapter's code)
 // The notebook code (the book's solution, exercise-solutions.ipynb of chapter 5):
 //   tokenizer = tiktoken.get_encoding("gpt2")
 //   checkpoint = torch.load("model_and_optimizer.pth", weights_only=True)
@@ -23,11 +24,22 @@
 //   val_loader = create_dataloader_v1(val_data, ..., drop_last=False, shuffle=False, num_workers=0)
 //   train_losses, val_losses, tokens_seen = train_model_simple(model, train_loader, val_loader, optimizer, device,
 //       num_epochs=1, eval_freq=5, eval_iter=5, start_context="Every effort moves you", tokenizer=tokenizer)
+// STUDENT COPY: // The chapter's code around it (ch05.ipynb, sections 5.2 and 5.4):
+// STUDENT COPY: //   checkpoint = torch.load("model_and_optimizer.pth", weights_only=True)
+// STUDENT COPY: //   model = GPTModel(GPT_CONFIG_124M)
+// STUDENT COPY: //   optimizer = torch.optim.AdamW(model.parameters(), lr=0.0005, weight_decay=0.1)
+// STUDENT COPY: //   train_losses, val_losses, tokens_seen = train_model_simple(
+// STUDENT COPY: //       model, train_loader, val_loader, optimizer, device,
+// STUDENT COPY: //       num_epochs=num_epochs, eval_freq=5, eval_iter=5,
+// STUDENT COPY: //       start_context="Every effort moves you", tokenizer=tokenizer
+// STUDENT COPY: //   )
+// END BOOK SOLUTION
 //
 // The checkpoint is --checkpoint FILE (default model_and_optimizer.pth in the current folder, as
 // the notebook's). GPT_CONFIG_124M's sizes are replaced by the checkpoint's shapes, so a small model
 // trained with llmfs-train continues too; the heads (12) and the dropout rate (0.1) are the
 // config's, as a state dict records neither.
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -43,10 +55,18 @@
 
 using namespace llmfs;
 
+// --variant 1 (llmfs-exercise grade): the same continuation with the training batches shuffled
+// after another seed and evaluated every 3 steps: other losses, from the same loaded state.
+struct Variant {
+    std::uint64_t seed;
+    std::size_t eval_freq;
+};
+const Variant kVariants[] = {{123, 5}, {456, 3}};  // [0]: the book's case
+
 int main(int argc, char** argv) {
     std::string checkpoint_path = "model_and_optimizer.pth", pytorch = "2";
-    return run_training_chapter(
-        argc, argv, "Exercise 5.4: continued pretraining, one more epoch from model_and_optimizer.pth",
+    return run_exercise(
+        argc, argv, "Exercise 5.4: continued pretraining, one more epoch from model_and_optimizer.pth", 1,
         [&](CLI::App& app) {
             app.add_option("--checkpoint", checkpoint_path,
                            "the file section 5.4 saved (default: model_and_optimizer.pth in the current folder; make one with\n"
@@ -56,8 +76,11 @@ int main(int argc, char** argv) {
                 ->type_name("{2,1.13}")
                 ->check(CLI::IsMember({"2", "1.13"}));
         },
-        [&](Notebook& nb, Generator& gen) {
+        [&](Notebook& nb, Generator& gen, int variant) {
             nb.section("Exercise 5.4: Continued pretraining");
+            const Variant v = kVariants[variant];
+            if (variant)
+                nb.note(fmt::format("--variant {}: torch.manual_seed({}) before the loaders, eval_freq={}", variant, v.seed, v.eval_freq));
             if (std::error_code ec; !std::filesystem::exists(checkpoint_path, ec))
                 throw std::runtime_error(fmt::format(
                     "{} does not exist: this exercise continues the training section 5.4 saved. Make one, e.g. a small model in "
@@ -65,6 +88,7 @@ int main(int argc, char** argv) {
                     "model_and_optimizer.pth --with-optimizer (or the chapter's 124M GPT as section 5.2 trains it: llmfs-train --lr 0.0004 "
                     "--eval-iter 5 --save model_and_optimizer.pth --with-optimizer, about 15 CPU minutes), or give --checkpoint FILE",
                     checkpoint_path));
+            // BEGIN BOOK SOLUTION: the notebook's cell holds the answer (the student copy's shows where it goes)
             nb.code("import tiktoken\n"
                     "import torch\n"
                     "from previous_chapters import GPTModel\n"
@@ -92,6 +116,34 @@ int main(int argc, char** argv) {
                     "optimizer = torch.optim.AdamW(model.parameters(), lr=0.0004, weight_decay=0.1)\n"
                     "optimizer.load_state_dict(checkpoint[\"optimizer_state_dict\"])\n"
                     "model.train();");
+            // STUDENT COPY: nb.added_code("import tiktoken\n"
+            // STUDENT COPY:               "import torch\n"
+            // STUDENT COPY:               "from previous_chapters import GPTModel\n"
+            // STUDENT COPY:               "\n"
+            // STUDENT COPY:               "\n"
+            // STUDENT COPY:               "GPT_CONFIG_124M = {\n"
+            // STUDENT COPY:               "    \"vocab_size\": 50257,   # Vocabulary size\n"
+            // STUDENT COPY:               "    \"context_length\": 256, # Shortened context length (orig: 1024)\n"
+            // STUDENT COPY:               "    \"emb_dim\": 768,        # Embedding dimension\n"
+            // STUDENT COPY:               "    \"n_heads\": 12,         # Number of attention heads\n"
+            // STUDENT COPY:               "    \"n_layers\": 12,        # Number of layers\n"
+            // STUDENT COPY:               "    \"drop_rate\": 0.1,      # Dropout rate\n"
+            // STUDENT COPY:               "    \"qkv_bias\": False      # Query-key-value bias\n"
+            // STUDENT COPY:               "}\n"
+            // STUDENT COPY:               "\n"
+            // STUDENT COPY:               "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+            // STUDENT COPY:               "\n"
+            // STUDENT COPY:               "tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
+            // STUDENT COPY:               "\n"
+            // STUDENT COPY:               "checkpoint = torch.load(\"model_and_optimizer.pth\", weights_only=True)\n"
+            // STUDENT COPY:               "model = GPTModel(GPT_CONFIG_124M)\n"
+            // STUDENT COPY:               "# exercise 5.4: load the model's weights from checkpoint\n"
+            // STUDENT COPY:               "model.to(device)\n"
+            // STUDENT COPY:               "\n"
+            // STUDENT COPY:               "optimizer = torch.optim.AdamW(model.parameters(), lr=0.0004, weight_decay=0.1)\n"
+            // STUDENT COPY:               "# exercise 5.4: load AdamW's state from checkpoint\n"
+            // STUDENT COPY:               "model.train();");
+            // END BOOK SOLUTION
             const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
             const TorchStateDict checkpoint = TorchStateDict::open(checkpoint_path);
             GPTConfig gpt_config_124m;  // GPT_CONFIG_124M: 12 heads, drop_rate 0.1, qkv_bias False
@@ -180,7 +232,7 @@ int main(int argc, char** argv) {
                     "    num_workers=0\n"
                     ")");
             const std::string text = read_python_text(read_file_checked(data_dir() / "the-verdict.txt"), "the-verdict.txt");
-            gen.manual_seed(123);
+            gen.manual_seed(v.seed);
             const GptTrainData data(tokenizer, text, cfg.context_length, /*batch_size=*/2);
 
             nb.code("from gpt_train import train_model_simple\n"
@@ -193,7 +245,7 @@ int main(int argc, char** argv) {
                     ")");
             TrainSettings settings;
             settings.num_epochs = 1;
-            settings.eval_freq = 5;
+            settings.eval_freq = v.eval_freq;
             settings.eval_iter = 5;
             TrainProgress progress(data.train_loader.size());
             TrainCallbacks callbacks;
@@ -205,5 +257,6 @@ int main(int argc, char** argv) {
             callbacks.on_step = [&](std::size_t epoch, std::size_t step, std::size_t steps, std::size_t tokens) { progress(epoch, step, steps, tokens); };
             train_model_simple(model, data.train_loader, data.val_loader, optimizer, gen, tokenizer, settings, callbacks);
             progress.finish();
-        });
+        },
+        /*training=*/true);
 }

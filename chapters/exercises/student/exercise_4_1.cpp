@@ -5,13 +5,10 @@
 // then count the parameters in the feed forward module and in the attention module. Which of the
 // two holds more?
 //
-// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 4):
+// The chapter's code around it (ch04.ipynb, sections 4.5 and 4.6):
 //   block = TransformerBlock(GPT_CONFIG_124M)
-//   print(block)
-//   total_params = sum(p.numel() for p in block.ff.parameters())
-//   print(f"Total number of parameters in feed forward module: {total_params:,}")
-//   total_params = sum(p.numel() for p in block.att.parameters())
-//   print(f"Total number of parameters in attention module: {total_params:,}")
+//   total_params = sum(p.numel() for p in model.parameters())      # a whole GPTModel's
+//   print(f"Total number of parameters: {total_params:,}")
 #include <fmt/format.h>
 
 #include "llmfs/app/cli.hpp"
@@ -67,11 +64,9 @@ int main(int argc, char** argv) {
         const TransformerBlock block(gen, cfg);
         nb.print(module_repr(block));
 
-        nb.code("total_params = sum(p.numel() for p in block.ff.parameters())\n"
-                "print(f\"Total number of parameters in feed forward module: {total_params:,}\")");
+        nb.added_code("# exercise 4.1: the number of parameters in block.ff");
         nb.print(fmt::format("Total number of parameters in feed forward module: {}", with_commas(feed_forward_parameters(block))));
-        nb.code("total_params = sum(p.numel() for p in block.att.parameters())\n"
-                "print(f\"Total number of parameters in attention module: {total_params:,}\")");
+        nb.added_code("# exercise 4.1: the number of parameters in block.att");
         nb.print(fmt::format("Total number of parameters in attention module: {}", with_commas(attention_parameters(block))));
     });
 }

@@ -6,33 +6,15 @@
 // model, and print its number of parameters, the number when the output layer shares its weights
 // with the token embedding (weight tying), and the model's size in MB as float32 numbers.
 //
-// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 4):
-//   def get_config(base_config, model_name="gpt2-small"):
-//       GPT_CONFIG = base_config.copy()
-//       if model_name == "gpt2-small":
-//           GPT_CONFIG["emb_dim"] = 768
-//           GPT_CONFIG["n_layers"] = 12
-//           GPT_CONFIG["n_heads"] = 12
-//       elif model_name == "gpt2-medium": ...   (and gpt2-large, gpt2-xl)
-//       else:
-//           raise ValueError(f"Incorrect model name {model_name}")
-//       return GPT_CONFIG
-//
-//   def calculate_size(model): # based on chapter code
-//       total_params = sum(p.numel() for p in model.parameters())
-//       print(f"Total number of parameters: {total_params:,}")
-//       total_params_gpt2 =  total_params - sum(p.numel() for p in model.out_head.parameters())
-//       print(f"Number of trainable parameters considering weight tying: {total_params_gpt2:,}")
-//       total_size_bytes = total_params * 4
-//       total_size_mb = total_size_bytes / (1024 * 1024)
-//       print(f"Total size of the model: {total_size_mb:.2f} MB")
-//
-//   for model_abbrev in ("small", "medium", "large", "xl"):
-//       model_name = f"gpt2-{model_abbrev}"
-//       CONFIG = get_config(GPT_CONFIG_124M, model_name=model_name)
-//       model = GPTModel(CONFIG)
-//       print(f"\n\n{model_name}:")
-//       calculate_size(model)
+// The chapter's code around it (ch04.ipynb, section 4.6: GPT-2 small, its parameters and size):
+//   model = GPTModel(GPT_CONFIG_124M)
+//   total_params = sum(p.numel() for p in model.parameters())
+//   print(f"Total number of parameters: {total_params:,}")
+//   total_params_gpt2 =  total_params - sum(p.numel() for p in model.out_head.parameters())
+//   print(f"Number of trainable parameters considering weight tying: {total_params_gpt2:,}")
+//   total_size_bytes = total_params * 4
+//   total_size_mb = total_size_bytes / (1024 * 1024)
+//   print(f"Total size of the model: {total_size_mb:.2f} MB")
 //
 // Each model is built for real, one at a time, as the notebook does: GPT-2 XL takes about 6.5 GB.
 #include <stdexcept>

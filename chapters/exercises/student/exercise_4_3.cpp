@@ -7,24 +7,20 @@
 // build a GPTModel whose dropout layers use them. Then, in training mode (dropout active), run it on
 // the chapter-4 batch and print the logits as section 4.6 does.
 //
-// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 4; the forward pass
-// is section 4.6's):
+// The chapter's code around it (ch04.ipynb, sections 4.5 and 4.6):
 //   GPT_CONFIG_124M = {
 //       "vocab_size": 50257, "context_length": 1024, "emb_dim": 768, "n_heads": 12, "n_layers": 12,
-//       "drop_rate_emb": 0.1,        # NEW: dropout for embedding layers
-//       "drop_rate_attn": 0.1,       # NEW: dropout for multi-head attention
-//       "drop_rate_shortcut": 0.1,   # NEW: dropout for shortcut connections
-//       "qkv_bias": False
+//       "drop_rate": 0.1,       # Dropout rate
+//       "qkv_bias": False       # Query-Key-Value bias
 //   }
-//   class TransformerBlock(nn.Module):     # as in chapter 4, but
-//       self.att = MultiHeadAttention(..., dropout=cfg["drop_rate_attn"], ...)
-//       self.drop_shortcut = nn.Dropout(cfg["drop_rate_shortcut"])
-//   class GPTModel(nn.Module):             # as in chapter 4, but
-//       self.drop_emb = nn.Dropout(cfg["drop_rate_emb"])
+//   class TransformerBlock(nn.Module):
+//       self.att = MultiHeadAttention(..., dropout=cfg["drop_rate"], ...)
+//       self.drop_shortcut = nn.Dropout(cfg["drop_rate"])
+//   class GPTModel(nn.Module):
+//       self.drop_emb = nn.Dropout(cfg["drop_rate"])
 //
 //   torch.manual_seed(123)
 //   model = GPTModel(GPT_CONFIG_124M)
-//   torch.manual_seed(123)
 //   out = model(batch)
 //   print("Input batch:\n", batch)
 //   print("\nOutput shape:", out.shape)

@@ -5,15 +5,18 @@
 // "Every effort moves you" with the model chapter 5 trained and saved as model.pth (section 5.4):
 // once with generate_text_simple (always the most likely token) and twice with generate().
 //
-// The notebook code (the book's solution, exercise-solutions.ipynb of chapter 5):
+// The chapter's code around it (ch05.ipynb, section 5.3.3: generate() with top-k sampling and
+// temperature scaling):
 //   torch.manual_seed(123)
-//   model = GPTModel(GPT_CONFIG_124M)           # context_length 256
-//   model.load_state_dict(torch.load("model.pth", weights_only=True))
-//   model.eval();
-//   token_ids = generate_text_simple(model=model, idx=text_to_token_ids(start_context, tokenizer),
-//                                    max_new_tokens=25, context_size=GPT_CONFIG_124M["context_length"])
-//   token_ids = generate(model=model, idx=..., max_new_tokens=25, context_size=...,
-//                        top_k=None, temperature=0.0)          # twice: the same text each time
+//   token_ids = generate(
+//       model=model,
+//       idx=text_to_token_ids("Every effort moves you", tokenizer).to(device),
+//       max_new_tokens=15,
+//       context_size=GPT_CONFIG_124M["context_length"],
+//       top_k=25,
+//       temperature=1.4
+//   )
+//   print("Output text:\n", token_ids_to_text(token_ids, tokenizer))
 //
 // model.pth: --weights FILE (default ./model.pth, as the notebook's torch.load("model.pth")), the
 // book's GPTModel state dict as torch.save writes it (common/nn/gpt_checkpoint.hpp). --untrained
@@ -170,20 +173,9 @@ int main(int argc, char** argv) {
                                                    on_token);  // [1, 4 + 25]
             nb.print("Output text:\n", token_ids_to_text(token_ids, tokenizer));
 
-            const std::string generate_cell = "# Deterministic behavior: No top_k, no temperature scaling\n"
-                                              "\n"
-                                              "token_ids = generate(\n"
-                                              "    model=model,\n"
-                                              "    idx=text_to_token_ids(\"Every effort moves you\", tokenizer),\n"
-                                              "    max_new_tokens=25,\n"
-                                              "    context_size=GPT_CONFIG_124M[\"context_length\"],\n"
-                                              "    top_k=None,\n"
-                                              "    temperature=0.0\n"
-                                              ")\n"
-                                              "\n"
-                                              "print(\"Output text:\\n\", token_ids_to_text(token_ids, tokenizer))";
+            const std::string generate_cell = "# exercise 5.3: generate() with your deterministic settings (the same text twice)";
             for (int run = 0; run < 2; ++run) {  // the notebook runs the same cell twice: the same text
-                nb.code(generate_cell);
+                nb.added_code(generate_cell);
                 token_ids = generate(path, model, text_to_token_ids(start_context, tokenizer), 25, cfg.context_length,
                                      deterministic, gen, on_token);
                 nb.print("Output text:\n", token_ids_to_text(token_ids, tokenizer));
