@@ -1,0 +1,81 @@
+// Chapter 6's data: the SMS Spam Collection as the notebook reads, balances, splits and saves it.
+//   read_sms_spam_collection("sms_spam_collection.zip")    // the zip the notebook downloads, or
+//   read_sms_spam_collection("SMSSpamCollection.tsv")      // the TSV it extracts: its text
+//   parse_sms_tsv(text)            pd.read_csv(path, sep="\t", header=None, names=["Label", "Text"])
+//   create_balanced_dataset(df)    ham rows .sample(num_spam, random_state=123), then the spam rows
+//   map_labels(df)                 df["Label"].map({"ham": 0, "spam": 1})
+//   random_split(df, 0.7, 0.1)     df.sample(frac=1, random_state=123).reset_index(drop=True), cut
+//   to_csv(df)                     df.to_csv(path, index=None): the bytes pandas writes
+//   read_labeled_csv(text)         pd.read_csv(path): train.csv back (SpamDataset's data)
+// The program never downloads: the file is given. pandas' sampling is numpy's legacy
+// RandomState(123).permutation (MT19937, numpy's bounded integers, Fisher-Yates from the end),
+// reproduced by numpy_permutation. Text a pandas parser reads as missing ("", "NA", "null", ...) is
+// NaN: std::nullopt here, an empty field in the CSVs, as pandas writes it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmfs {
+
+// The records pandas' C tokenizer (read_csv, engine "c", quotechar '"', doublequote) cuts `text`
+// into: fields split at `delimiter`, a field opened by '"' quoted up to its closing '"' ("" is
+// one '"'), blank lines skipped, "\n", "\r\n" or "\r" ending a record, a UTF-8 BOM dropped.
+// A quoted field still open at the end is a std::runtime_error ("EOF inside string", as pandas).
+std::vector<std::vector<std::string>> pandas_records(std::string_view text, char delimiter);
+
+// Whether pandas reads `field` as NaN (its default na_values, pandas 1.5).
+bool pandas_na(std::string_view field);
+
+struct SmsMessage {
+    std::string label;                // "ham" or "spam" (any other label is kept, then dropped)
+    std::optional<std::string> text;  // nullopt: NaN
+};
+
+struct LabeledMessage {
+    int label;                        // 0 ham, 1 spam
+    std::optional<std::string> text;  // nullopt: NaN
+};
+
+// The TSV text of `path`: the member SMSSpamCollection when the file is a zip ("PK\3\4"), else the
+// file itself. std::runtime_error naming the file on failure (unreadable, a zip without that
+// member, not UTF-8).
+std::string read_sms_spam_collection(const std::string& path);
+
+// pd.read_csv(sep="\t", header=None, names=["Label", "Text"]): one message per record. A record of
+// more than two fields is a std::runtime_error (pandas re-reads the table with an index column or
+// refuses it); a record of one field has Text NaN.
+std::vector<SmsMessage> parse_sms_tsv(std::string_view tsv);
+
+// np.random.RandomState(seed).permutation(n): numpy's legacy shuffle of arange(n).
+std::vector<std::size_t> numpy_permutation(std::size_t n, std::uint32_t seed);
+
+// create_balanced_dataset(df): num_spam ham rows drawn by .sample(num_spam, random_state=123), in
+// the order drawn, then every spam row in file order. std::runtime_error when there are fewer ham
+// than spam rows (pandas' "Cannot take a larger sample than population").
+std::vector<SmsMessage> create_balanced_dataset(const std::vector<SmsMessage>& df);
+
+// df["Label"].map({"ham": 0, "spam": 1}) on a balanced data set (only those two labels).
+std::vector<LabeledMessage> map_labels(const std::vector<SmsMessage>& df);
+
+struct SplitData {
+    std::vector<LabeledMessage> train, validation, test;
+};
+
+// random_split(df, train_frac, validation_frac): the shuffled rows cut at int(n * train_frac) and
+// that plus int(n * validation_frac); the test part is the rest.
+SplitData random_split(const std::vector<LabeledMessage>& df, double train_frac, double validation_frac);
+
+// df.to_csv(path, index=None): "Label,Text\n", then each row, the text quoted ('"', doubled inside)
+// when it holds ',', '"' or '\n' (Python's csv.QUOTE_MINIMAL with pandas' line terminator "\n").
+std::string to_csv(const std::vector<LabeledMessage>& df);
+
+// pd.read_csv(path) of a CSV that to_csv wrote: a header "Label,Text", labels 0 or 1.
+// std::runtime_error on another header, a label that is not 0 or 1, or a record of another width.
+std::vector<LabeledMessage> read_labeled_csv(std::string_view csv);
+
+}  // namespace llmfs
