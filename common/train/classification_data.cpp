@@ -4,12 +4,14 @@
 #include <array>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 
 #include "llmfs/text/validate.hpp"
 #include "llmfs/text/zip_archive.hpp"
+#include "llmfs/train/data.hpp"
 
 namespace llmfs {
 
@@ -253,6 +255,82 @@ std::vector<LabeledMessage> read_labeled_csv(std::string_view csv) {
         df.push_back(std::move(m));
     }
     return df;
+}
+
+SpamDataset::SpamDataset(const std::vector<LabeledMessage>& data, const Gpt2Tokenizer& tokenizer,
+                         std::optional<std::size_t> max_length, std::int64_t pad_token_id) {
+    static const std::string special = "<|endoftext|>";
+    std::vector<std::vector<std::int64_t>> encoded;  // self.encoded_texts
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        if (!data[i].text)
+            throw std::runtime_error("row " + std::to_string(i) + " of the data has no text (NaN: an empty or \"NA\" "
+                                     "message), which the book's SpamDataset cannot tokenize");
+        if (data[i].text->find(special) != std::string::npos)
+            throw std::runtime_error("row " + std::to_string(i) + ": Encountered text corresponding to disallowed "
+                                     "special token '<|endoftext|>'.");
+        encoded.push_back(tokenizer.encode_ordinary(*data[i].text));  // tokenizer.encode(text)
+        labels.push_back(data[i].label);
+    }
+    if (max_length) {
+        T = *max_length;
+        for (auto& e : encoded)
+            if (e.size() > T) e.resize(T);  // encoded_text[:self.max_length]
+    } else {
+        for (const auto& e : encoded) T = std::max(T, e.size());  // _longest_encoded_length()
+    }
+    ids.assign(encoded.size() * T, pad_token_id);  // + [pad_token_id] * (self.max_length - len(encoded_text))
+    for (std::size_t i = 0; i < encoded.size(); ++i)
+        std::copy(encoded[i].begin(), encoded[i].end(), ids.begin() + static_cast<std::ptrdiff_t>(i * T));
+}
+
+ClassificationLoader::ClassificationLoader(const SpamDataset& dataset, std::size_t batch_size_, bool shuffle_,
+                                           bool drop_last_)
+    : data(&dataset), batch_size(batch_size_), shuffle(shuffle_), drop_last(drop_last_) {
+    if (batch_size == 0) throw std::invalid_argument("batch_size should be a positive integer value, but got batch_size=0");
+    if (shuffle && dataset.size() == 0)
+        throw std::invalid_argument("num_samples should be a positive integer value, but got num_samples=0");
+}
+
+std::size_t ClassificationLoader::size() const {
+    const std::size_t n = data->size();
+    return drop_last ? n / batch_size : (n + batch_size - 1) / batch_size;
+}
+
+ClassificationLoader::Epoch ClassificationLoader::begin(Generator& gen) const { return Epoch(*this, gen); }
+
+ClassificationLoader::Epoch::Epoch(const ClassificationLoader& loader_, Generator& gen_) : loader(loader_), gen(gen_) {
+    gen.random64();  // _BaseDataLoaderIter's _base_seed
+}
+
+bool ClassificationLoader::Epoch::next(ClassificationBatch& batch) {
+    const std::size_t n = loader.data->size();
+    if (!started) {
+        started = true;
+        if (loader.shuffle) {
+            // RandomSampler: seed = int(torch.empty((), dtype=torch.int64).random_().item());
+            // generator.manual_seed(seed); torch.randperm(n, generator=generator)
+            const std::uint64_t seed = gen.random64() % (std::uint64_t{1} << 63);
+            Generator private_gen(gen.bernoulli_kernel(), seed);
+            order = randperm(private_gen, n);
+        } else {
+            order.resize(n);
+            std::iota(order.begin(), order.end(), std::size_t{0});
+        }
+    }
+    const std::size_t first = batch_index * loader.batch_size;
+    if (first >= n || (loader.drop_last && first + loader.batch_size > n)) return false;
+    const std::size_t B = std::min(loader.batch_size, n - first), T = loader.data->max_length();
+    batch.B = B;
+    batch.T = T;
+    batch.inputs.resize(B * T);  // [B, T]
+    batch.labels.resize(B);      // [B]
+    for (std::size_t b = 0; b < B; ++b) {  // default_collate: torch.stack
+        const std::size_t i = order[first + b];
+        std::copy(loader.data->input(i), loader.data->input(i) + T, batch.inputs.begin() + static_cast<std::ptrdiff_t>(b * T));
+        batch.labels[b] = loader.data->label(i);
+    }
+    ++batch_index;
+    return true;
 }
 
 }  // namespace llmfs

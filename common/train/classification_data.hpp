@@ -20,6 +20,9 @@
 #include <string_view>
 #include <vector>
 
+#include "llmfs/text/tokenizer.hpp"
+#include "llmfs/torch/rng.hpp"
+
 namespace llmfs {
 
 // The records pandas' C tokenizer (read_csv, engine "c", quotechar '"', doublequote) cuts `text`
@@ -77,5 +80,59 @@ std::string to_csv(const std::vector<LabeledMessage>& df);
 // pd.read_csv(path) of a CSV that to_csv wrote: a header "Label,Text", labels 0 or 1.
 // std::runtime_error on another header, a label that is not 0 or 1, or a record of another width.
 std::vector<LabeledMessage> read_labeled_csv(std::string_view csv);
+
+// SpamDataset(csv rows, tokenizer, max_length, pad_token_id=50256): each text's token ids
+// (tiktoken's encode: "<|endoftext|>" in a text is refused), cut to max_length when one is given,
+// padded with pad_token_id to max_length (the longest text's length when none is given). A NaN
+// text is a std::runtime_error naming its row (the book's class fails on it with a TypeError).
+class SpamDataset {
+public:
+    SpamDataset(const std::vector<LabeledMessage>& data, const Gpt2Tokenizer& tokenizer,
+                std::optional<std::size_t> max_length = std::nullopt, std::int64_t pad_token_id = 50256);
+    std::size_t size() const { return labels.size(); }  // len(dataset)
+    std::size_t max_length() const { return T; }
+    const std::int64_t* input(std::size_t i) const { return ids.data() + i * T; }  // [T]
+    std::int64_t label(std::size_t i) const { return labels.at(i); }
+
+private:
+    std::size_t T = 0;
+    std::vector<std::int64_t> ids;     // [N, T]
+    std::vector<std::int64_t> labels;  // [N]
+};
+
+// One batch as default_collate stacks it: inputs [B, T] row-major, labels [B].
+struct ClassificationBatch {
+    std::size_t B = 0, T = 0;
+    std::vector<std::int64_t> inputs, labels;
+};
+
+// DataLoader(dataset, batch_size, shuffle, drop_last, num_workers=0) over a SpamDataset, drawing
+// from torch's global generator as train/data.hpp's DataLoader does (iter() draws the _base_seed;
+// a shuffling loader's first batch draws the RandomSampler's seed and shuffles with randperm).
+class ClassificationLoader {
+public:
+    ClassificationLoader(const SpamDataset& dataset, std::size_t batch_size, bool shuffle, bool drop_last);
+    std::size_t size() const;  // len(loader)
+    const SpamDataset& dataset() const { return *data; }
+
+    class Epoch {
+    public:
+        bool next(ClassificationBatch& batch);  // the next batch; false at the end
+    private:
+        friend class ClassificationLoader;
+        Epoch(const ClassificationLoader& loader, Generator& gen);
+        const ClassificationLoader& loader;
+        Generator& gen;
+        std::vector<std::size_t> order;
+        std::size_t batch_index = 0;
+        bool started = false;
+    };
+    Epoch begin(Generator& gen) const;  // iter(loader)
+
+private:
+    const SpamDataset* data;
+    std::size_t batch_size;
+    bool shuffle, drop_last;
+};
 
 }  // namespace llmfs

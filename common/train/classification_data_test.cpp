@@ -102,6 +102,49 @@ TEST_CASE("classification data: pandas' tokenizer rules on hard cases") {
     CHECK_THROWS_WITH(read_labeled_csv("Label,Text\n2,x\n"), Catch::Contains("record 2"));
 }
 
+namespace {
+
+// One dataset's lines as make_ch06_data_goldens.py writes them.
+std::string loader_text(const std::string& name, const SpamDataset& dataset, const ClassificationLoader& loader,
+                        Generator& gen, int epochs) {
+    std::ostringstream out;
+    out << "dataset " << name << " max_length " << dataset.max_length() << " len " << dataset.size() << " batches "
+        << loader.size() << "\n";
+    for (int epoch = 0; epoch < epochs; ++epoch) {
+        ClassificationLoader::Epoch it = loader.begin(gen);
+        ClassificationBatch batch;
+        while (it.next(batch)) {
+            out << "epoch " << epoch << " inputs [" << batch.B << ", " << batch.T << "]";
+            for (std::int64_t id : batch.inputs) out << ' ' << id;
+            out << " labels";
+            for (std::int64_t l : batch.labels) out << ' ' << l;
+            out << "\n";
+        }
+    }
+    return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("classification data: SpamDataset and the notebook's loaders draw and pad as PyTorch's") {
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
+    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
+    CHECK_THROWS_WITH(SpamDataset(read_labeled_csv(slurp("test.csv")), tokenizer, train.max_length()),
+                      Catch::Contains("has no text (NaN"));
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(123);
+    ClassificationLoader train_loader(train, 8, true, true);
+    ClassificationLoader validation_loader(validation, 8, false, false);
+    std::string text = loader_text("train", train, train_loader, gen, 2);
+    text += loader_text("validation", validation, validation_loader, gen, 2);
+    SpamDataset short_train(read_labeled_csv(slurp("train.csv")), tokenizer, std::size_t{6});
+    text += loader_text("train_max_length_6", short_train, ClassificationLoader(short_train, 3, false, false), gen, 1);
+    CHECK(text == slurp("loader_cases.txt"));
+    std::vector<LabeledMessage> special = {{0, std::string("a <|endoftext|> b")}};
+    CHECK_THROWS_WITH(SpamDataset(special, tokenizer), Catch::Contains("disallowed special token"));
+}
+
 TEST_CASE("classification data: random text gives rows or messages, never a crash", "[fuzz]") {
     std::mt19937 gen(6);
     const std::string alphabet = "ab\t\"\r\n,NA";

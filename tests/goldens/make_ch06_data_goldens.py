@@ -12,6 +12,11 @@ Writes into data/tests/ch06/:
   {train,validation,test}.csv  random_split(create_balanced_dataset(df) with labels mapped, 0.7, 0.1)
                              written by to_csv(index=None), as the notebook does
   all.csv                    every row, labels mapped, written the same way (the hard cases)
+  loader_cases.txt           the book's SpamDataset (tokenized by tiktoken_stub.py: OpenAI's GPT-2
+                             encoder) on those CSVs and its DataLoaders after torch.manual_seed(123),
+                             as the notebook makes them (batch size 8, the training loader shuffled and
+                             dropping its last batch), two epochs each; SpamDataset(max_length=6) on
+                             train.csv; test.csv holds a NaN text, which the book's class refuses
   permutation_cases.txt      np.random.RandomState(123).permutation(n) for a few n (pandas' sample)
 
 usage: /usr/bin/python3 tests/goldens/make_ch06_data_goldens.py BOOK
@@ -113,11 +118,47 @@ def write_zip(path, members, method):
             z.writestr(zipfile.ZipInfo(name, date_time=(2011, 3, 15, 0, 0, 0)), data, compress_type=method)
 
 
+def write_loader_cases(book):
+    import tiktoken
+    import torch
+    from torch.utils.data import DataLoader
+
+    tokenizer = tiktoken.get_encoding("gpt2")
+    lines = []
+
+    def dump(name, dataset, loader, epochs):
+        lines.append(f"dataset {name} max_length {dataset.max_length} len {len(dataset)} batches {len(loader)}")
+        for epoch in range(epochs):
+            for input_batch, target_batch in loader:
+                lines.append(f"epoch {epoch} inputs {list(input_batch.shape)} "
+                             f"{' '.join(map(str, input_batch.flatten().tolist()))} "
+                             f"labels {' '.join(map(str, target_batch.tolist()))}")
+
+    train_dataset = book.SpamDataset(csv_file=OUT / "train.csv", max_length=None, tokenizer=tokenizer)
+    val_dataset = book.SpamDataset(csv_file=OUT / "validation.csv", max_length=train_dataset.max_length,
+                                   tokenizer=tokenizer)
+    try:  # test.csv holds a NaN text (the collection's empty or "NA" message): the book's class fails
+        book.SpamDataset(csv_file=OUT / "test.csv", max_length=train_dataset.max_length, tokenizer=tokenizer)
+        raise AssertionError("test.csv was expected to hold a NaN text")
+    except TypeError:
+        pass
+    torch.manual_seed(123)
+    train_loader = DataLoader(dataset=train_dataset, batch_size=8, shuffle=True, num_workers=0, drop_last=True)
+    val_loader = DataLoader(dataset=val_dataset, batch_size=8, num_workers=0, drop_last=False)
+    dump("train", train_dataset, train_loader, 2)
+    dump("validation", val_dataset, val_loader, 2)
+    short = book.SpamDataset(csv_file=OUT / "train.csv", max_length=6, tokenizer=tokenizer)
+    dump("train_max_length_6", short, DataLoader(dataset=short, batch_size=3), 1)
+    (OUT / "loader_cases.txt").write_text("\n".join(lines) + "\n")
+
+
 def main():
     import numpy as np
     import pandas as pd
 
-    for name in ("tiktoken", "tensorflow", "tqdm", "requests", "matplotlib", "matplotlib.pyplot"):
+    import tiktoken_stub
+    tiktoken_stub.install()
+    for name in ("tensorflow", "tqdm", "requests", "matplotlib", "matplotlib.pyplot"):
         try:
             __import__(name)
         except ImportError:
@@ -154,6 +195,7 @@ def main():
         for n in (0, 1, 2, 10, 44, 100, 747, 1494, 4825):
             perm = np.random.RandomState(123).permutation(n)
             f.write(f"{n} {' '.join(map(str, perm))}\n")
+    write_loader_cases(book)
     print(f"{len(df)} rows, {len(balanced_df)} balanced: train {len(train_df)}, "
           f"validation {len(validation_df)}, test {len(test_df)}", file=sys.stderr)
 
