@@ -1,0 +1,77 @@
+// Chapter 6's classifier on a tiny GPT against real PyTorch 1.13 running the book's GPTModel,
+// calc_accuracy_loader, calc_loss_loader and the notebook's classify_review
+// (data/tests/ch06/classifier_cases.txt, made by tests/goldens/make_ch06_classifier_goldens.py).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <fmt/format.h>
+#include <xtensor/xadapt.hpp>
+
+#include "llmfs/train/classifier.hpp"
+#include "test_support.hpp"
+
+using namespace llmfs;
+
+namespace {
+
+std::string slurp(const std::string& name) {
+    std::ifstream in(std::string(LLMFS_TEST_DATA_DIR) + "/ch06/" + name, std::ios::binary);
+    REQUIRE(in);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+GPTConfig tiny() {
+    GPTConfig cfg;
+    cfg.context_length = 128;
+    cfg.emb_dim = 8;
+    cfg.n_heads = 2;
+    cfg.n_layers = 2;
+    cfg.drop_rate = 0.0;
+    cfg.qkv_bias = true;
+    return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("classifier: the two-class head, accuracy, loss and classify_review as PyTorch's", "[blas]") {
+    const auto cases = llmfs::testing::load_cases(std::string(LLMFS_TEST_DATA_DIR) + "/ch06/classifier_cases.txt");
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
+    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(123);
+    ClassificationLoader train_loader(train, 8, true, true);
+    ClassificationLoader validation_loader(validation, 8, false, false);
+
+    gen.manual_seed(123);
+    GPTModel model(gen, tiny());
+    model.train(false);
+    gen.manual_seed(123);
+    replace_out_head(model, gen, 2);
+
+    const std::vector<std::int64_t> ids = tokenizer.encode("Do you have time");
+    const Tensor<3> outputs = model.forward(xt::adapt(ids, std::array<std::size_t, 2>{1, ids.size()}));  // [1, 4, 2]
+    std::string text;
+    for (float v : outputs.data) text += (text.empty() ? "" : " ") + fmt::format("{:.9g}", v);
+
+    gen.manual_seed(123);
+    const double train_accuracy = calc_accuracy_loader(train_loader, model, gen, 10);
+    const double validation_accuracy = calc_accuracy_loader(validation_loader, model, gen, 10);
+    text += "\n" + fmt::format("{:.17g} {:.17g}", train_accuracy, validation_accuracy);
+    const double train_loss = calc_loss_loader(train_loader, model, gen, 5);
+    const double validation_loss = calc_loss_loader(validation_loader, model, gen, 5);
+    text += "\n" + fmt::format("{:.17g} {:.17g}", train_loss, validation_loss);
+
+    const std::string spam = "You are a winner you have been specially selected to receive $1000 cash or a $2000 award.";
+    const std::string ham = "Hey, just wanted to check if we're still on for dinner tonight? Let me know!";
+    text += "\n" + classify_review(spam, model, tokenizer, train.max_length()) + " | " +
+            classify_review(ham, model, tokenizer, train.max_length());
+    // printed as the golden's four cases, one line each: exact under the goldens' BLAS kernel
+    llmfs::testing::check_printed("classifier", text,
+                                  cases.at("outputs") + "\n" + cases.at("accuracy") + "\n" + cases.at("loss") + "\n" +
+                                      cases.at("classify"));
+    CHECK_THROWS_WITH(classify_review(ham, model, tokenizer, 129), Catch::Contains("exceeds model's supported context length"));
+}
