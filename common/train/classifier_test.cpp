@@ -75,3 +75,39 @@ TEST_CASE("classifier: the two-class head, accuracy, loss and classify_review as
                                       cases.at("classify"));
     CHECK_THROWS_WITH(classify_review(ham, model, tokenizer, 129), Catch::Contains("exceeds model's supported context length"));
 }
+
+TEST_CASE("classifier: the notebook's fine-tuning (frozen but the last block, final_norm and the head) as PyTorch's", "[blas]") {
+    const auto cases = llmfs::testing::load_cases(std::string(LLMFS_TEST_DATA_DIR) + "/ch06/classifier_cases.txt");
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
+    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
+    ClassificationLoader train_loader(train, 8, true, true);
+    ClassificationLoader validation_loader(validation, 8, false, false);
+    for (const auto& [version, name] : {std::pair{PyTorchVersion::v2, "2"}, std::pair{PyTorchVersion::v1_13, "1.13"}}) {
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(123);
+        GPTModel model(gen, tiny());
+        gen.manual_seed(123);
+        replace_out_head(model, gen, 2);
+        gen.manual_seed(123);
+        AdamWOptions options;
+        options.lr = 5e-4;
+        options.weight_decay = 0.1;
+        options.version = version;
+        ClassifierAdamW optimizer(model, options);
+        std::string text;
+        const ClassifierHistory history = train_classifier_simple(model, train_loader, validation_loader, optimizer, gen, 3, 1, 1,
+                                                                  [&](const std::string& line) { text += line + "\n"; });
+        for (const auto* values : {&history.train_losses, &history.val_losses, &history.train_accs, &history.val_accs}) {
+            std::string line;
+            for (double v : *values) line += (line.empty() ? "" : " ") + fmt::format("{:.17g}", v);
+            text += line + "\n";
+        }
+        text += std::to_string(history.examples_seen);
+        for (const ParameterView& p : trainable_parameters(model)) {
+            text += "\n" + p.name;
+            for (std::size_t i = 0; i < p.size; ++i) text += fmt::format(" {:.9g}", p.data[i]);
+        }
+        llmfs::testing::check_printed(std::string("classifier training ") + name, text, cases.at(std::string("train ") + name));
+    }
+}

@@ -6,7 +6,7 @@ splits in data/tests/ch06/ (make_ch06_data_goldens.py) with the notebook's loade
 The tiny model: vocab 50257, context 128, emb_dim 8, 2 heads, 2 layers, drop_rate 0.0, qkv_bias
 True, drawn under torch.manual_seed(123); its out_head replaced under torch.manual_seed(123) by
 Linear(8, 2), as the notebook does. float32 values are written with %.9g (which tells every
-float32 apart), Python floats with %.17g. Writes data/tests/ch06/classifier_cases.txt.
+float32 apart), Python floats with %.17g. Then the notebook's fine-tuning (training_cases). Writes data/tests/ch06/classifier_cases.txt.
 
 usage: OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/make_ch06_classifier_goldens.py BOOK
 """
@@ -24,6 +24,47 @@ BOOK, _ = book_checkout.argument("make_ch06_classifier_goldens.py BOOK", FOLDER 
 OUT = pathlib.Path(__file__).resolve().parents[2] / "data" / "tests" / "ch06"
 TINY = {"vocab_size": 50257, "context_length": 128, "emb_dim": 8, "n_heads": 2, "n_layers": 2,
         "drop_rate": 0.0, "qkv_bias": True}
+
+
+def training_cases(book, GPTModel, train_loader, val_loader, device):
+    """The notebook's fine-tuning on the tiny model: every parameter frozen, the new head, the last
+    block and final_norm trainable, AdamW over model.parameters() (lr 5e-4, weight decay 0.1),
+    train_classifier_simple for 3 epochs, eval_freq 1, eval_iter 1; under PyTorch 2.x's AdamW
+    (torch2x_adamw.py) and 1.13's own. Each case: what the loop prints, its returned lists, and the
+    trainable parameters' values afterwards (%.9g, in model.parameters() order)."""
+    import contextlib
+    import io
+    import torch
+    import torch2x_adamw
+
+    out = []
+    for version in ("2", "1.13"):
+        if version == "2":
+            torch2x_adamw.install()
+        else:
+            torch2x_adamw.uninstall()
+        torch.manual_seed(123)
+        model = GPTModel(TINY)
+        for param in model.parameters():
+            param.requires_grad = False
+        torch.manual_seed(123)
+        model.out_head = torch.nn.Linear(in_features=TINY["emb_dim"], out_features=2)
+        for param in model.trf_blocks[-1].parameters():
+            param.requires_grad = True
+        for param in model.final_norm.parameters():
+            param.requires_grad = True
+        torch.manual_seed(123)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.1)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            train_losses, val_losses, train_accs, val_accs, examples_seen = book.train_classifier_simple(
+                model, train_loader, val_loader, optimizer, device, num_epochs=3, eval_freq=1, eval_iter=1)
+        lists = [" ".join("%.17g" % v for v in values) for values in (train_losses, val_losses, train_accs, val_accs)]
+        params = [f"{name} " + " ".join("%.9g" % v for v in p.detach().flatten().tolist())
+                  for name, p in model.named_parameters() if p.requires_grad]
+        out.append((f"train {version}", printed.getvalue().rstrip("\n") + "\n" + "\n".join(lists) +
+                    f"\n{examples_seen}\n" + "\n".join(params)))
+    return out
 
 
 def main():
@@ -81,6 +122,7 @@ def main():
              "Hey, just wanted to check if we're still on for dinner tonight? Let me know!"]
     cases.append(("classify", " | ".join(classify_review(t, model, tokenizer, device, max_length=train_dataset.max_length)
                                          for t in texts)))
+    cases += training_cases(book, GPTModel, train_loader, val_loader, device)
     with open(OUT / "classifier_cases.txt", "w") as f:
         for name, text in cases:
             f.write(f"case {name}\n{text}\nend\n")
