@@ -53,16 +53,16 @@ bool file_is_zip(const std::string& path) {
 }
 
 // GPTModel(BASE_CONFIG) with load_weights_into_gpt: the book's state dict (.pth) or GPT-2's safetensors.
-std::unique_ptr<GPTModel> pretrained(Generator& gen, const std::string& path) {
+std::unique_ptr<GPTModel> pretrained(Generator& gen, const std::string& path, std::optional<std::size_t> n_heads) {
     if (file_is_zip(path)) {
         const TorchStateDict state = TorchStateDict::open(path);
-        const GPTConfig cfg = infer_gpt_config(state);
+        const GPTConfig cfg = infer_gpt_config(state, n_heads);
         auto model = std::make_unique<GPTModel>(gen, cfg, Init::zeros);
         load_state_dict(*model, state);
         return model;
     }
     const SafeTensors file = SafeTensors::open(path);
-    const GPTConfig cfg = infer_gpt_config(file);
+    const GPTConfig cfg = infer_gpt_config(file, n_heads);
     auto model = std::make_unique<GPTModel>(gen, cfg, Init::zeros);
     load_weights_into_gpt(*model, file);
     return model;
@@ -101,7 +101,7 @@ void run_class_finetune(const ClassFinetuneOptions& o, const std::function<void(
         model->train(false);
     } else {
         note("loading " + o.weights);
-        model = pretrained(gen, o.weights);
+        model = pretrained(gen, o.weights, o.n_heads);
         if (train_dataset.max_length() > model->cfg.context_length)
             throw std::runtime_error(fmt::format("Dataset length {} exceeds model's context length {}. Reinitialize data sets with "
                                                  "`max_length={}`", train_dataset.max_length(), model->cfg.context_length,

@@ -18,7 +18,9 @@
 // download" line is not printed), and the loss and accuracy plots are not drawn.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "llmfs/torch/rng.hpp"
@@ -29,6 +31,7 @@ namespace llmfs {
 struct ClassFinetuneOptions {
     std::string data;       // the SMS Spam Collection: sms_spam_collection.zip or SMSSpamCollection.tsv
     std::string weights;    // the pretrained GPT-2: the book's model.pth or a .safetensors (empty with test_mode)
+    std::optional<std::size_t> n_heads;  // the weights' heads when their shapes do not say (nn/safetensors.hpp)
     bool test_mode = false;  // the script's --test_mode: a small random GPT instead of the pretrained one
     std::string out_dir = ".";                              // where train.csv, validation.csv, test.csv go
     PyTorchVersion pytorch = PyTorchVersion::v2;            // whose AdamW
