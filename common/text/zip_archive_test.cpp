@@ -3,6 +3,7 @@
 // missing member, a damaged archive and random damage give clear errors, never a crash.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -17,7 +18,7 @@ using namespace llmfs;
 namespace {
 
 std::string slurp(const std::string& name) {
-    std::ifstream in(std::string(LLMFS_TEST_DATA_DIR) + "/ch06/" + name, std::ios::binary);
+    std::ifstream in((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / name).string(), std::ios::binary);
     REQUIRE(in);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string path(const std::string& name) { return std::string(LLMFS_TEST_DATA_DIR) + "/ch06/" + name; }
+std::string path(const std::string& name) { return (std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / name).string(); }
 
 std::string slurp(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);

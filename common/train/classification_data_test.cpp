@@ -3,6 +3,7 @@
 // the CSVs byte for byte, numpy's permutations, and the parser's rules on hard cases.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -17,7 +18,7 @@ using namespace llmfs;
 
 namespace {
 
-std::string path(const std::string& name) { return std::string(LLMFS_TEST_DATA_DIR) + "/ch06/" + name; }
+std::string path(const std::string& name) { return (std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / name).string(); }
 
 std::string slurp(const std::string& name) {
     std::ifstream in(path(name), std::ios::binary);

@@ -3,6 +3,7 @@
 // (data/tests/ch06/classifier_cases.txt, made by tests/goldens/make_ch06_classifier_goldens.py).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -18,7 +19,7 @@ using namespace llmfs;
 namespace {
 
 std::string slurp(const std::string& name) {
-    std::ifstream in(std::string(LLMFS_TEST_DATA_DIR) + "/ch06/" + name, std::ios::binary);
+    std::ifstream in((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / name).string(), std::ios::binary);
     REQUIRE(in);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
@@ -37,7 +38,7 @@ GPTConfig tiny() {
 }  // namespace
 
 TEST_CASE("classifier: the two-class head, accuracy, loss and classify_review as PyTorch's", "[blas]") {
-    const auto cases = llmfs::testing::load_cases(std::string(LLMFS_TEST_DATA_DIR) + "/ch06/classifier_cases.txt");
+    const auto cases = llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / "classifier_cases.txt").string());
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
     SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
     SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
@@ -77,7 +78,7 @@ TEST_CASE("classifier: the two-class head, accuracy, loss and classify_review as
 }
 
 TEST_CASE("classifier: the notebook's fine-tuning (frozen but the last block, final_norm and the head) as PyTorch's", "[blas]") {
-    const auto cases = llmfs::testing::load_cases(std::string(LLMFS_TEST_DATA_DIR) + "/ch06/classifier_cases.txt");
+    const auto cases = llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / "classifier_cases.txt").string());
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
     SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
     SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
