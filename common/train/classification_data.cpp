@@ -150,6 +150,29 @@ std::vector<SmsMessage> parse_sms_tsv(std::string_view tsv) {
     return df;
 }
 
+std::string value_counts_text(const std::vector<SmsMessage>& df) {
+    std::vector<std::pair<std::string, std::size_t>> counts;  // first-occurrence order
+    for (const SmsMessage& m : df) {
+        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == m.label; });
+        if (it == counts.end()) counts.push_back({m.label, 1});
+        else ++it->second;
+    }
+    if (counts.size() > 60) throw std::invalid_argument("value_counts_text: more than 60 labels (pandas would elide rows)");
+    std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::size_t label_width = 0, count_width = 0;
+    for (const auto& [label, n] : counts) {
+        label_width = std::max(label_width, count_characters(label));
+        count_width = std::max(count_width, std::to_string(n).size() + 1);  // f"{x: d}"
+    }
+    std::string out = "Label\n";
+    for (const auto& [label, n] : counts) {
+        const std::string count = " " + std::to_string(n);
+        out += label + std::string(label_width - count_characters(label), ' ') + "   " +
+               std::string(count_width - count.size(), ' ') + count + "\n";
+    }
+    return out + "Name: count, dtype: int64";
+}
+
 std::vector<std::size_t> numpy_permutation(std::size_t n, std::uint32_t seed) {
     // np.random.RandomState(seed): MT19937 seeded by init_genrand, which std::mt19937 is.
     std::mt19937 mt(seed);

@@ -54,6 +54,12 @@ std::string read_sms_spam_collection(const std::string& path);
 // refuses it); a record of one field has Text NaN.
 std::vector<SmsMessage> parse_sms_tsv(std::string_view tsv);
 
+// print(df["Label"].value_counts()) as pandas 2.x prints it (the notebook's): the index name line
+// "Label", each label left-justified with its count, most frequent first (ties in the order the
+// labels first occur), then "Name: count, dtype: int64". No final newline; at most 60 labels
+// (pandas' display.max_rows; more is a std::invalid_argument).
+std::string value_counts_text(const std::vector<SmsMessage>& df);
+
 // np.random.RandomState(seed).permutation(n): numpy's legacy shuffle of arange(n).
 std::vector<std::size_t> numpy_permutation(std::size_t n, std::uint32_t seed);
 
