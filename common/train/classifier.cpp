@@ -1,0 +1,233 @@
+#include "llmfs/train/classifier.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include <xtensor/xadapt.hpp>
+
+#include <fmt/format.h>
+
+#include "llmfs/torch/loss.hpp"
+#include "llmfs/train/attention_backward.hpp"
+#include "llmfs/train/backward.hpp"
+#include "llmfs/torch/sampling.hpp"
+
+namespace llmfs {
+
+void replace_out_head(GPTModel& model, Generator& gen, std::size_t num_classes) {
+    model.out_head = Linear(gen, model.cfg.emb_dim, num_classes, /*with_bias=*/true);  // [K, C], [K]
+}
+
+std::vector<float> last_token_logits(const GPTModel& model, const IdArray<2>& inputs) {
+    const Tensor<3> logits = model.forward(inputs);  // [B, T, K]
+    const std::size_t B = logits.data.shape()[0], T = logits.data.shape()[1], K = logits.data.shape()[2];
+    std::vector<float> last(B * K);  // [:, -1, :] -> [B, K]
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t k = 0; k < K; ++k) last[b * K + k] = logits.data(b, T - 1, k);
+    return last;
+}
+
+namespace {
+
+IdArray<2> batch_inputs(const ClassificationBatch& batch) {
+    return xt::adapt(batch.inputs, std::array<std::size_t, 2>{batch.B, batch.T});  // [B, T]
+}
+
+}  // namespace
+
+float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch) {
+    const std::vector<float> logits = last_token_logits(model, batch_inputs(batch));  // [B, K]
+    const std::size_t K = model.out_head.out_features();
+    return cross_entropy(logits.data(), batch.B, K, batch.labels.data());
+}
+
+double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model, Generator& gen,
+                            std::optional<std::size_t> num_batches) {
+    model.train(false);  // model.eval()
+    std::size_t correct = 0, examples = 0;
+    const std::size_t n = num_batches ? std::min(*num_batches, loader.size()) : loader.size();
+    auto epoch = loader.begin(gen);
+    ClassificationBatch batch;
+    const std::size_t K = model.out_head.out_features();
+    for (std::size_t i = 0; i < n && epoch.next(batch); ++i) {
+        const std::vector<float> logits = last_token_logits(model, batch_inputs(batch));  // [B, K]
+        for (std::size_t b = 0; b < batch.B; ++b) correct += argmax(logits.data() + b * K, K) == batch.labels[b];
+        examples += batch.B;
+    }
+    if (examples == 0) throw std::invalid_argument("calc_accuracy_loader: no examples (Python raises ZeroDivisionError)");
+    return static_cast<double>(correct) / static_cast<double>(examples);
+}
+
+double calc_loss_loader(const ClassificationLoader& loader, const GPTModel& model, Generator& gen,
+                        std::optional<std::size_t> num_batches) {
+    double total_loss = 0.0;
+    if (loader.size() == 0) return std::numeric_limits<double>::quiet_NaN();
+    const std::size_t n = num_batches ? std::min(*num_batches, loader.size()) : loader.size();
+    if (n == 0) throw std::invalid_argument("calc_loss_loader: num_batches 0 (Python raises ZeroDivisionError)");
+    auto epoch = loader.begin(gen);
+    ClassificationBatch batch;
+    for (std::size_t i = 0; i < n && epoch.next(batch); ++i) total_loss += calc_loss_batch(model, batch);  // loss.item()
+    return total_loss / static_cast<double>(n);
+}
+
+std::string classify_review(const std::string& text, GPTModel& model, const Gpt2Tokenizer& tokenizer,
+                            std::size_t max_length, std::int64_t pad_token_id) {
+    model.train(false);  // model.eval()
+    if (text.find("<|endoftext|>") != std::string::npos)
+        throw std::runtime_error("Encountered text corresponding to disallowed special token '<|endoftext|>'.");
+    std::vector<std::int64_t> ids = tokenizer.encode_ordinary(text);  // tokenizer.encode(text)
+    const std::size_t context = model.cfg.context_length;              // model.pos_emb.weight.shape[0]
+    if (ids.size() > std::min(max_length, context)) ids.resize(std::min(max_length, context));
+    if (max_length > context)
+        throw std::invalid_argument("max_length (" + std::to_string(max_length) +
+                                    ") exceeds model's supported context length (" + std::to_string(context) + ").");
+    ids.resize(max_length, pad_token_id);  // += [pad_token_id] * (max_length - len(input_ids))
+    const IdArray<2> input = xt::adapt(ids, std::array<std::size_t, 2>{1, ids.size()});  // .unsqueeze(0)
+    const std::vector<float> logits = last_token_logits(model, input);                 // [1, K]
+    return argmax(logits.data(), logits.size()) == 1 ? "spam" : "not spam";
+}
+
+std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const ClassifierGrads& g, std::size_t n_layers) {
+    std::vector<std::pair<std::string, const std::vector<float>*>> out;
+    auto linear = [&](const std::string& name, const LinearGrads& lin) {
+        out.push_back({name + ".weight", &lin.weight});
+        if (!lin.bias.empty()) out.push_back({name + ".bias", &lin.bias});
+    };
+    const std::string p = "trf_blocks." + std::to_string(n_layers - 1) + ".";
+    const BlockGrads& b = g.block;
+    linear(p + "att.W_query", b.att.W_query);
+    linear(p + "att.W_key", b.att.W_key);
+    linear(p + "att.W_value", b.att.W_value);
+    linear(p + "att.out_proj", b.att.out_proj);
+    linear(p + "ff.layers.0", b.fc1);
+    linear(p + "ff.layers.2", b.fc2);
+    out.push_back({p + "norm1.scale", &b.norm1_scale});
+    out.push_back({p + "norm1.shift", &b.norm1_shift});
+    out.push_back({p + "norm2.scale", &b.norm2_scale});
+    out.push_back({p + "norm2.shift", &b.norm2_shift});
+    out.push_back({"final_norm.scale", &g.final_scale});
+    out.push_back({"final_norm.shift", &g.final_shift});
+    linear("out_head", g.out_head);
+    return out;
+}
+
+std::vector<ParameterView> trainable_parameters(GPTModel& model) {
+    if (model.trf_blocks.empty()) throw std::invalid_argument("trainable_parameters: a model without transformer blocks");
+    const std::string last = "trf_blocks." + std::to_string(model.trf_blocks.size() - 1) + ".";
+    std::vector<ParameterView> out;
+    for (const ParameterView& p : named_parameters(model))
+        if (p.name.rfind(last, 0) == 0 || p.name.rfind("final_norm.", 0) == 0 || p.name.rfind("out_head.", 0) == 0)
+            out.push_back(p);
+    return out;
+}
+
+float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, ClassifierGrads& g) {
+    const std::size_t B = s.B, T = s.T, N = B * T, C = model.cfg.emb_dim, K = model.out_head.out_features();
+    // logits = model(input_batch)[:, -1, :]: [B, K]
+    std::vector<float> last(B * K), dlast(B * K);
+    for (std::size_t b = 0; b < B; ++b)
+        std::copy_n(s.logits.begin() + static_cast<std::ptrdiff_t>(((b * T) + T - 1) * K), K, last.begin() + static_cast<std::ptrdiff_t>(b * K));
+    const float loss = cross_entropy_backward(last.data(), B, K, labels, dlast.data());  // cross_entropy, then its backward
+    // SelectBackward0: the gradient of logits [N, K] is zero but for the last position's rows
+    std::vector<float> dlogits(N * K, 0.0f);
+    for (std::size_t b = 0; b < B; ++b)
+        std::copy_n(dlast.begin() + static_cast<std::ptrdiff_t>(b * K), K, dlogits.begin() + static_cast<std::ptrdiff_t>(((b * T) + T - 1) * K));
+    // out_head (Linear with bias), then final_norm
+    std::vector<float> dnormed(N * C, 0.0f), dx(N * C, 0.0f);
+    linear_layer_backward(model.out_head, s.normed.data(), dlogits.data(), N, dnormed.data(), g.out_head);
+    g.final_scale.assign(C, 0.0f);
+    g.final_shift.assign(C, 0.0f);
+    layer_norm_backward(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C,
+                        static_cast<float>(model.final_norm.eps), dx.data(), g.final_scale.data(), g.final_shift.data(), false);
+    // the last block, as gpt_backward's reference walks each block; the earlier ones are frozen
+    const TransformerBlock& block = model.trf_blocks.back();
+    const BlockSaved& bs = s.blocks.back();
+    BlockGrads& bg = g.block;
+    const std::size_t H = block.ff.fc1.out_features();
+    std::vector<float> branch = dx, dh(N * H, 0.0f), du(N * H, 0.0f), dnorm(N * C, 0.0f);
+    for (std::size_t i = 0; i < bs.noise_ff.size(); ++i) branch[i] *= bs.noise_ff[i];  // drop_shortcut
+    linear_layer_backward(block.ff.fc2, bs.h.data(), branch.data(), N, dh.data(), bg.fc2);
+    gelu_backward(bs.u.data(), dh.data(), du.data(), N * H);
+    linear_layer_backward(block.ff.fc1, bs.normed2.data(), du.data(), N, dnorm.data(), bg.fc1);
+    bg.norm2_scale.assign(C, 0.0f);
+    bg.norm2_shift.assign(C, 0.0f);
+    layer_norm_backward(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps),
+                        dx.data(), bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
+    branch = dx;
+    for (std::size_t i = 0; i < bs.noise_att.size(); ++i) branch[i] *= bs.noise_att[i];
+    attention_backward(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
+    bg.norm1_scale.assign(C, 0.0f);
+    bg.norm1_shift.assign(C, 0.0f);
+    layer_norm_backward(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps),
+                        dx.data(), bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
+    return loss;
+}
+
+ClassifierAdamW::ClassifierAdamW(GPTModel& model, AdamWOptions options)
+    : params_(trainable_parameters(model)), state_(params_.size()), options_(options), n_layers_(model.trf_blocks.size()) {}
+
+void ClassifierAdamW::step(const ClassifierGrads& grads) {
+    const auto named = named_gradients(grads, n_layers_);
+    if (named.size() != params_.size())
+        throw std::logic_error("ClassifierAdamW::step: " + std::to_string(named.size()) + " gradients for " +
+                               std::to_string(params_.size()) + " parameters");
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+        if (named[i].first != params_[i].name || named[i].second->size() != params_[i].size)
+            throw std::logic_error("ClassifierAdamW::step: parameter " + params_[i].name + " (" + std::to_string(params_[i].size) +
+                                   " values) against gradient " + named[i].first + " (" + std::to_string(named[i].second->size()) + ")");
+        // 1.13's zero_grad() zeroes, AccumulateGrad adds: 0 + g (2.x's sets the gradients to None)
+        adamw_step(params_[i].data, named[i].second->data(), params_[i].size, state_[i], options_,
+                   /*grad_plus_zero=*/options_.version == PyTorchVersion::v1_13);
+    }
+}
+
+float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch) {
+    GPTSaved saved;
+    ClassifierGrads grads;
+    gpt_forward(model, batch_inputs(batch), saved, StepKernels::reference);
+    const float loss = classifier_loss_backward(model, saved, batch.labels.data(), grads);  // loss.backward()
+    optimizer.step(grads);
+    return loss;
+}
+
+ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
+                                          const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
+                                          Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print) {
+    if (eval_freq == 0) throw std::invalid_argument("train_classifier_simple: eval_freq must be positive (global_step % 0)");
+    ClassifierHistory history;
+    long long global_step = -1;
+    for (std::size_t epoch = 0; epoch < num_epochs; ++epoch) {
+        model.train(true);
+        auto it = train_loader.begin(gen);
+        ClassificationBatch batch;
+        while (it.next(batch)) {
+            train_classifier_step(model, optimizer, batch);
+            history.examples_seen += batch.B;  // examples_seen += input_batch.shape[0]
+            ++global_step;
+            if (global_step % static_cast<long long>(eval_freq) == 0) {
+                // evaluate_model: eval mode, no_grad, calc_loss_loader on both, back to train mode
+                model.train(false);
+                const double train_loss = calc_loss_loader(train_loader, model, gen, eval_iter);
+                const double val_loss = calc_loss_loader(val_loader, model, gen, eval_iter);
+                model.train(true);
+                history.train_losses.push_back(train_loss);
+                history.val_losses.push_back(val_loss);
+                print(fmt::format("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}", epoch + 1, global_step,
+                                  train_loss, val_loss));
+            }
+        }
+        const double train_accuracy = calc_accuracy_loader(train_loader, model, gen, eval_iter);
+        const double val_accuracy = calc_accuracy_loader(val_loader, model, gen, eval_iter);
+        print(fmt::format("Training accuracy: {:.2f}% | Validation accuracy: {:.2f}%", train_accuracy * 100,
+                          val_accuracy * 100));
+        history.train_accs.push_back(train_accuracy);
+        history.val_accs.push_back(val_accuracy);
+    }
+    return history;
+}
+
+}  // namespace llmfs

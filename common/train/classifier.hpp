@@ -1,0 +1,107 @@
+// Chapter 6's classifier: the GPT with a two-class head, judged by its last token's logits.
+//
+//   torch.manual_seed(123)
+//   model.out_head = torch.nn.Linear(in_features=BASE_CONFIG["emb_dim"], out_features=num_classes)
+//   logits = model(input_batch)[:, -1, :]                       # calc_loss_batch, calc_accuracy_loader
+//   loss = torch.nn.functional.cross_entropy(logits, target_batch)
+//   calc_accuracy_loader(loader, model, device, num_batches)    # model.eval(); argmax per row
+//   calc_loss_loader(loader, model, device, num_batches)        # chapter 5's, over calc_loss_batch above
+//   classify_review(text, model, tokenizer, device, max_length) # "spam" or "not spam"
+//
+// Letters: B batch, T tokens, C emb_dim, K classes.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmfs/nn/gpt.hpp"
+#include "llmfs/train/adamw.hpp"
+#include "llmfs/train/classification_data.hpp"
+#include "llmfs/train/gpt_backward.hpp"
+
+namespace llmfs {
+
+// model.out_head = torch.nn.Linear(emb_dim, num_classes): weight then bias drawn from `gen`.
+void replace_out_head(GPTModel& model, Generator& gen, std::size_t num_classes);
+
+// model(inputs)[:, -1, :]: inputs [B, T] -> [B, K], row-major.
+std::vector<float> last_token_logits(const GPTModel& model, const IdArray<2>& inputs);
+
+// cross_entropy(model(input_batch)[:, -1, :], target_batch)
+float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch);
+
+// The share of rows whose argmax (the first largest logit) is the label, over the first
+// num_batches batches (all when unset); sets the model to eval mode as the book's function does.
+double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model, Generator& gen,
+                            std::optional<std::size_t> num_batches = std::nullopt);
+
+// The mean of calc_loss_batch over the first num_batches batches, the losses added in double; NaN
+// for an empty loader.
+double calc_loss_loader(const ClassificationLoader& loader, const GPTModel& model, Generator& gen,
+                        std::optional<std::size_t> num_batches = std::nullopt);
+
+// classify_review(text, model, tokenizer, device, max_length, pad_token_id=50256): the text's
+// tokens cut to min(max_length, context_length), padded to max_length; "spam" when the last
+// token's argmax is 1, else "not spam". Sets eval mode. std::invalid_argument for a max_length
+// past the context length (the book's assert).
+std::string classify_review(const std::string& text, GPTModel& model, const Gpt2Tokenizer& tokenizer,
+                            std::size_t max_length, std::int64_t pad_token_id = 50256);
+
+// ---- fine-tuning (6.7) ----------------------------------------------------------------------
+//   for param in model.parameters(): param.requires_grad = False
+//   model.out_head = torch.nn.Linear(emb_dim, num_classes)          # trainable
+//   for param in model.trf_blocks[-1].parameters(): param.requires_grad = True
+//   for param in model.final_norm.parameters(): param.requires_grad = True
+// Only those get gradients: autograd stops at the last block's input, and AdamW(model.parameters())
+// skips the parameters whose .grad is None, so it updates only these.
+
+// The gradients of the trainable parameters, in model.parameters() order.
+struct ClassifierGrads {
+    BlockGrads block;  // trf_blocks[-1]
+    std::vector<float> final_scale, final_shift;
+    LinearGrads out_head;
+};
+std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const ClassifierGrads& grads,
+                                                                              std::size_t n_layers);
+// The trainable parameters (names and values) as model.named_parameters() yields those with
+// requires_grad.
+std::vector<ParameterView> trainable_parameters(GPTModel& model);
+
+// loss = cross_entropy(model(input_batch)[:, -1, :], target_batch); loss.backward() through
+// out_head, final_norm and the last block, from a training forward `saved` (gpt_forward with
+// StepKernels::reference). labels [B]. Gradients set. Returns the loss.
+float classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, ClassifierGrads& grads);
+
+// torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing above.
+class ClassifierAdamW {
+public:
+    ClassifierAdamW(GPTModel& model, AdamWOptions options);
+    void step(const ClassifierGrads& grads);  // optimizer.step() after zero_grad() and loss.backward()
+
+private:
+    std::vector<ParameterView> params_;
+    std::vector<AdamWState> state_;
+    AdamWOptions options_;
+    std::size_t n_layers_;
+};
+
+// One pass of the loop's body: zero_grad, calc_loss_batch, backward, optimizer.step.
+float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch);
+
+struct ClassifierHistory {
+    std::vector<double> train_losses, val_losses, train_accs, val_accs;
+    std::size_t examples_seen = 0;
+};
+
+// train_classifier_simple(model, train_loader, val_loader, optimizer, device, num_epochs,
+// eval_freq, eval_iter): each line it prints goes to `print` (without its newline); `gen` is
+// torch's global generator (the loaders' draws, dropout).
+ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
+                                          const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
+                                          Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print);
+
+}  // namespace llmfs

@@ -1,0 +1,114 @@
+// Chapter 6's classifier on a tiny GPT against real PyTorch 1.13 running the book's GPTModel,
+// calc_accuracy_loader, calc_loss_loader and the notebook's classify_review
+// (data/tests/ch06/classifier_cases.txt, made by tests/goldens/make_ch06_classifier_goldens.py).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <fmt/format.h>
+#include <xtensor/xadapt.hpp>
+
+#include "llmfs/train/classifier.hpp"
+#include "test_support.hpp"
+
+using namespace llmfs;
+
+namespace {
+
+std::string slurp(const std::string& name) {
+    std::ifstream in((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / name).string(), std::ios::binary);
+    REQUIRE(in);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+GPTConfig tiny() {
+    GPTConfig cfg;
+    cfg.context_length = 128;
+    cfg.emb_dim = 8;
+    cfg.n_heads = 2;
+    cfg.n_layers = 2;
+    cfg.drop_rate = 0.0;
+    cfg.qkv_bias = true;
+    return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("classifier: the two-class head, accuracy, loss and classify_review as PyTorch's", "[blas]") {
+    const auto cases = llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / "classifier_cases.txt").string());
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
+    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(123);
+    ClassificationLoader train_loader(train, 8, true, true);
+    ClassificationLoader validation_loader(validation, 8, false, false);
+
+    gen.manual_seed(123);
+    GPTModel model(gen, tiny());
+    model.train(false);
+    gen.manual_seed(123);
+    replace_out_head(model, gen, 2);
+
+    const std::vector<std::int64_t> ids = tokenizer.encode("Do you have time");
+    const Tensor<3> outputs = model.forward(xt::adapt(ids, std::array<std::size_t, 2>{1, ids.size()}));  // [1, 4, 2]
+    std::string text;
+    for (float v : outputs.data) text += (text.empty() ? "" : " ") + fmt::format("{:.9g}", v);
+
+    gen.manual_seed(123);
+    const double train_accuracy = calc_accuracy_loader(train_loader, model, gen, 10);
+    const double validation_accuracy = calc_accuracy_loader(validation_loader, model, gen, 10);
+    text += "\n" + fmt::format("{:.17g} {:.17g}", train_accuracy, validation_accuracy);
+    const double train_loss = calc_loss_loader(train_loader, model, gen, 5);
+    const double validation_loss = calc_loss_loader(validation_loader, model, gen, 5);
+    text += "\n" + fmt::format("{:.17g} {:.17g}", train_loss, validation_loss);
+
+    const std::string spam = "You are a winner you have been specially selected to receive $1000 cash or a $2000 award.";
+    const std::string ham = "Hey, just wanted to check if we're still on for dinner tonight? Let me know!";
+    text += "\n" + classify_review(spam, model, tokenizer, train.max_length()) + " | " +
+            classify_review(ham, model, tokenizer, train.max_length());
+    // printed as the golden's four cases, one line each: exact under the goldens' BLAS kernel
+    llmfs::testing::check_printed("classifier", text,
+                                  cases.at("outputs") + "\n" + cases.at("accuracy") + "\n" + cases.at("loss") + "\n" +
+                                      cases.at("classify"));
+    CHECK_THROWS_WITH(classify_review(ham, model, tokenizer, 129), Catch::Contains("exceeds model's supported context length"));
+}
+
+TEST_CASE("classifier: the notebook's fine-tuning (frozen but the last block, final_norm and the head) as PyTorch's", "[blas]") {
+    const auto cases = llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / "classifier_cases.txt").string());
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
+    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
+    ClassificationLoader train_loader(train, 8, true, true);
+    ClassificationLoader validation_loader(validation, 8, false, false);
+    for (const auto& [version, name] : {std::pair{PyTorchVersion::v2, "2"}, std::pair{PyTorchVersion::v1_13, "1.13"}}) {
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(123);
+        GPTModel model(gen, tiny());
+        gen.manual_seed(123);
+        replace_out_head(model, gen, 2);
+        gen.manual_seed(123);
+        AdamWOptions options;
+        options.lr = 5e-4;
+        options.weight_decay = 0.1;
+        options.version = version;
+        ClassifierAdamW optimizer(model, options);
+        std::string text;
+        const ClassifierHistory history = train_classifier_simple(model, train_loader, validation_loader, optimizer, gen, 3, 1, 1,
+                                                                  [&](const std::string& line) { text += line + "\n"; });
+        for (const auto* values : {&history.train_losses, &history.val_losses, &history.train_accs, &history.val_accs}) {
+            std::string line;
+            for (double v : *values) line += (line.empty() ? "" : " ") + fmt::format("{:.17g}", v);
+            text += line + "\n";
+        }
+        text += std::to_string(history.examples_seen);
+        for (const ParameterView& p : trainable_parameters(model)) {
+            text += "\n" + p.name;
+            for (std::size_t i = 0; i < p.size; ++i) text += fmt::format(" {:.9g}", p.data[i]);
+        }
+        llmfs::testing::check_printed(std::string("classifier training ") + name, text, cases.at(std::string("train ") + name));
+    }
+}
