@@ -100,6 +100,10 @@ private:
     bool shuffle, drop_last;
 };
 
+// The sampler's indices for one epoch of n items, drawn at its first batch: a shuffling loader's
+// RandomSampler draws a seed from `gen` and permutes 0..n-1 with it; otherwise 0..n-1.
+std::vector<std::size_t> sampler_order(Generator& gen, std::size_t n, bool shuffle);
+
 // torch.randperm(n, generator=g) on the CPU, for n below 2^32 / 20 (PyTorch's small-n path).
 std::vector<std::size_t> randperm(Generator& gen, std::size_t n);
 
