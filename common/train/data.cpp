@@ -1,6 +1,7 @@
 #include "llmfs/train/data.hpp"
 
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,13 @@ std::vector<std::size_t> randperm(Generator& gen, std::size_t n) {
         std::swap(r[i], r[z + i]);
     }
     return r;
+}
+
+LoaderView view_of(const DataLoader& loader) {
+    return {loader.size(), [&loader](Generator& gen) {
+                auto epoch = std::make_shared<DataLoader::Epoch>(loader.begin(gen));
+                return std::function<bool(Batch&)>([epoch](Batch& batch) { return epoch->next(batch); });
+            }};
 }
 
 std::vector<std::size_t> sampler_order(Generator& gen, std::size_t n, bool shuffle) {

@@ -1,6 +1,7 @@
 #include "llmfs/train/instruction.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 
@@ -277,6 +278,13 @@ InstructionLoader::InstructionLoader(const InstructionDataset& dataset, std::siz
 std::size_t InstructionLoader::size() const {
     const std::size_t n = data->size();
     return drop_last ? n / batch_size : (n + batch_size - 1) / batch_size;
+}
+
+LoaderView InstructionLoader::view() const {
+    return {size(), [this](Generator& gen) {
+                auto epoch = std::make_shared<Epoch>(begin(gen));
+                return std::function<bool(Batch&)>([epoch](Batch& batch) { return epoch->next(batch); });
+            }};
 }
 
 InstructionLoader::Epoch InstructionLoader::begin(Generator& gen) const { return Epoch(*this, gen); }

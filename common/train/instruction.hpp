@@ -115,6 +115,9 @@ public:
     // iter(loader); the dataset and `gen` must outlive the epoch.
     Epoch begin(Generator& gen) const;
 
+    // The loader for train_model_simple and calc_loss_loader; it must outlive the view.
+    LoaderView view() const;
+
 private:
     const InstructionDataset* data;
     std::size_t batch_size;
