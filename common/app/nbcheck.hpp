@@ -71,6 +71,12 @@ struct CellResult {
                                               // "torch.manual_seed(124)" ("" when the code is the book's)
 };
 
+// A notebook's output as the CPU prints it: PyTorch's device suffix of a GPU's or a Mac's tensors
+// (",\n       device='mps:0')", "device='cuda:0')") left out and a "Device: cuda|mps" line made
+// "Device: cpu"; `device` (if not null) gets the device named. A cell whose output then matches
+// its program's is not covered, with the device as the reason (the book's ch07 ran on a Mac).
+std::string without_device(std::string_view output, std::string* device = nullptr);
+
 // Checks every output cell of `notebook` against `cells`.
 std::vector<CellResult> check_notebook(const std::vector<NotebookCell>& notebook, const std::vector<ProgramCell>& cells);
 

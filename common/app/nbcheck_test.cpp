@@ -301,3 +301,14 @@ TEST_CASE("bad input: each reproducer of the hostile-input issue is refused with
     CHECK_THROWS_WITH(read_notebook(R"({"cells":[{"cell_type":"code","source":"\udc00"}]})"), Catch::Contains("not valid notebook JSON"));
     CHECK(read_notebook(R"({"cells":[{"cell_type":"code","source":"a\u0000b"}]})").front().code == std::string("a\0b", 3));
 }
+
+TEST_CASE("without_device: a GPU's or a Mac's tensors and Device line as the CPU prints them") {
+    std::string device;
+    CHECK(without_device("tensor([1, 2,\n        3],\n       device='mps:0')\n", &device) == "tensor([1, 2,\n        3])\n");
+    CHECK(device == "mps");
+    CHECK(without_device("Device: cuda\n", &device) == "Device: cpu\n");
+    CHECK(device == "cuda");
+    CHECK(without_device("tensor([1.], device='cuda:0')") == "tensor([1.])");
+    CHECK(without_device("Device: cpu\ntensor([1])\n") == "Device: cpu\ntensor([1])\n");
+    CHECK(without_device("My Device: mps\n") == "My Device: mps\n");
+}

@@ -38,10 +38,20 @@ void log_softmax_rows(const float* x, float* y, std::size_t rows, std::size_t n)
 
 namespace {
 
-void check_target(std::int64_t target, std::size_t row, std::size_t V) {
+// True for a row that counts; false for one whose target is kIgnoreIndex (skipped).
+bool check_target(std::int64_t target, std::size_t row, std::size_t V) {
+    if (target == kIgnoreIndex) return false;
     if (target < 0 || static_cast<std::size_t>(target) >= V)
         throw std::invalid_argument("nll_loss: target " + std::to_string(target) + " of row " + std::to_string(row) +
                                     " is out of bounds for " + std::to_string(V) + " classes");
+    return true;
+}
+
+// The rows that count: total_weight = float(N - num_ignored) in nll_loss_out_frame.
+std::size_t counted_rows(const std::int64_t* targets, std::size_t N, std::size_t V) {
+    std::size_t counted = 0;
+    for (std::size_t b = 0; b < N; ++b) counted += check_target(targets[b], b, V) ? 1 : 0;
+    return counted;
 }
 
 // nll_loss_out_frame's cascade: -value added at level 0; after row b, each level j whose rows so
@@ -79,31 +89,39 @@ void check_rows(const char* op, std::size_t N) {
 float nll_loss_mean(const float* log_probs, std::size_t N, std::size_t V, const std::int64_t* targets) {
     check_rows("nll_loss", N);
     CascadeSum sums;
+    std::size_t counted = 0;
     for (std::size_t b = 0; b < N; ++b) {
-        check_target(targets[b], b, V);
+        if (!check_target(targets[b], b, V)) continue;  // ++num_ignored; continue: no cascade step
+        ++counted;
         sums.add_negated(log_probs[b * V + static_cast<std::size_t>(targets[b])], b);
     }
-    return mean_of(sums, N);
+    return mean_of(sums, counted);
 }
 
 float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets) {
     check_rows("cross_entropy", N);
     CascadeSum sums;
+    std::size_t counted = 0;
     for (std::size_t b = 0; b < N; ++b) {
-        check_target(targets[b], b, V);
+        if (!check_target(targets[b], b, V)) continue;
+        ++counted;
         const float* row = logits + b * V;
         const auto [max, log_sum] = detail::row_log_sum_exp(row, V);
         sums.add_negated((row[static_cast<std::size_t>(targets[b])] - max) - log_sum, b);
     }
-    return mean_of(sums, N);
+    return mean_of(sums, counted);
 }
 
 float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits) {
     check_rows("cross_entropy_backward", N);
-    const float picked = -(1.0f / static_cast<float>(N));  // -(grad_output / total_weight), grad_output 1
+    const std::size_t counted = counted_rows(targets, N, V);
+    const float picked = -(1.0f / static_cast<float>(counted));  // -(grad_output / total_weight), grad_output 1
     CascadeSum sums;
     for (std::size_t b = 0; b < N; ++b) {
-        check_target(targets[b], b, V);
+        if (targets[b] == kIgnoreIndex) {  // NllLossBackward0 leaves the row 0; 0 - exp(y) * 0 is +0
+            std::fill(dlogits + b * V, dlogits + (b + 1) * V, 0.0f);
+            continue;
+        }
         const std::size_t t = static_cast<std::size_t>(targets[b]);
         float* g = dlogits + b * V;
         log_softmax_rows(logits + b * V, g, 1, V);  // y, the forward's output LogSoftmaxBackward0 keeps
@@ -112,7 +130,7 @@ float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, 
         // grad_input = grad - exp(y) * sum(grad): the row's gradient is `picked` at t, 0 elsewhere
         for (std::size_t j = 0; j < V; ++j) g[j] = std::fma(-g[j], picked, j == t ? picked : 0.0f);
     }
-    return mean_of(sums, N);
+    return mean_of(sums, counted);
 }
 
 namespace {
@@ -163,15 +181,20 @@ float cross_entropy_backward_row(const float* x, std::size_t V, std::size_t t, f
 float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits,
                              const RowRunner& run) {
     check_rows("cross_entropy_backward", N);
-    for (std::size_t b = 0; b < N; ++b) check_target(targets[b], b, V);  // before any row runs: the first bad one named
-    const float picked = -(1.0f / static_cast<float>(N));
+    const std::size_t counted = counted_rows(targets, N, V);  // before any row runs: the first bad target named
+    const float picked = -(1.0f / static_cast<float>(counted));
     std::vector<float> y_picked(N);
     run(N, [&](std::size_t b) {
+        if (targets[b] == kIgnoreIndex) {
+            std::fill(dlogits + b * V, dlogits + (b + 1) * V, 0.0f);
+            return;
+        }
         y_picked[b] = cross_entropy_backward_row(logits + b * V, V, static_cast<std::size_t>(targets[b]), picked, dlogits + b * V);
     });
     CascadeSum sums;
-    for (std::size_t b = 0; b < N; ++b) sums.add_negated(y_picked[b], b);
-    return mean_of(sums, N);
+    for (std::size_t b = 0; b < N; ++b)
+        if (targets[b] != kIgnoreIndex) sums.add_negated(y_picked[b], b);
+    return mean_of(sums, counted);
 }
 
 }  // namespace llmfs

@@ -4,6 +4,11 @@
 //
 // Dimension letters: N rows (B * T tokens), V classes (the vocabulary).
 //
+// ignore_index: a target of kIgnoreIndex (-100, PyTorch's default ignore_index, which chapter 7's
+// custom_collate_fn puts on the padding) skips its row: nll_loss_out_frame counts it as ignored and
+// `continue`s before the cascade step below, the mean divides by the rows that count
+// (float(N - num_ignored); all rows ignored: 0 / 0, nan), and the backward leaves the row's gradient 0.
+//
 // log_softmax (aten/src/ATen/native/cpu/SoftMaxKernel.cpp, _vec_log_softmax_lastdim, AVX2), per row:
 //     max = the row's largest value
 //     sum = vec::map_reduce_all(exp(x - max), +)   8 lanes, then PyTorch's reduction tree (reduce_all_sum)
@@ -20,10 +25,13 @@
 
 namespace llmfs {
 
+// F.cross_entropy's and F.nll_loss's default ignore_index.
+constexpr std::int64_t kIgnoreIndex = -100;
+
 // F.log_softmax(x, dim=-1) over `rows` rows of n floats: x [rows, n] -> y [rows, n] (y may be x).
 void log_softmax_rows(const float* x, float* y, std::size_t rows, std::size_t n);
 
-// F.nll_loss(log_probs, targets), mean reduction: log_probs [N, V], targets [N] in [0, V) -> scalar.
+// F.nll_loss(log_probs, targets), mean reduction: log_probs [N, V], targets [N] in [0, V) or kIgnoreIndex -> scalar.
 // Throws std::invalid_argument naming a target outside [0, V), and for N == 0 (PyTorch gives nan).
 float nll_loss_mean(const float* log_probs, std::size_t N, std::size_t V, const std::int64_t* targets);
 

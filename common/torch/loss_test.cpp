@@ -65,6 +65,30 @@ TEST_CASE("cross_entropy and its backward: PyTorch's loss and gradient bits, fro
     }
 }
 
+TEST_CASE("cross_entropy with ignore_index -100 (chapter 7's padding): PyTorch's loss and gradient bits") {
+    const RowRunner serial = [](std::size_t n, const std::function<void(std::size_t)>& fn) {
+        for (std::size_t i = 0; i < n; ++i) fn(i);
+    };
+    for (const auto& c : llmfs::testing::field_cases(LLMFS_TEST_DATA_DIR "/ignore_index_cases.txt", "cross_entropy_ignore")) {
+        INFO(c.name);
+        Inputs in = inputs_of(c);
+        REQUIRE(fnv1a64(in.logits) == c.at("logits_fnv1a64"));
+        const std::size_t every = c.number("every"), phase = c.number("phase"), tail = c.number("tail");
+        for (std::size_t i = 0; i < in.N; ++i)
+            if (i % every == phase || i + tail >= in.N) in.targets[i] = kIgnoreIndex;
+        REQUIRE(in.targets == c.indices("targets"));
+        CHECK(hex32(cross_entropy(in.logits.data(), in.N, in.V, in.targets.data())) == c.at("loss"));
+        std::vector<float> log_probs(in.logits.size());
+        log_softmax_rows(in.logits.data(), log_probs.data(), in.N, in.V);
+        CHECK(hex32(nll_loss_mean(log_probs.data(), in.N, in.V, in.targets.data())) == c.at("loss"));
+        std::vector<float> grad(in.logits.size()), pooled(in.logits.size());
+        CHECK(hex32(cross_entropy_backward(in.logits.data(), in.N, in.V, in.targets.data(), grad.data())) == c.at("loss"));
+        CHECK(fnv1a64(grad) == c.at("grad_fnv1a64"));
+        CHECK(hex32(cross_entropy_backward(in.logits.data(), in.N, in.V, in.targets.data(), pooled.data(), serial)) == c.at("loss"));
+        CHECK(fnv1a64(pooled) == c.at("grad_fnv1a64"));
+    }
+}
+
 TEST_CASE("cross_entropy: a target outside the vocabulary and an empty batch are refused") {
     const std::vector<float> logits{0.5f, 1.5f, -1.0f};
     const std::vector<std::int64_t> bad{3}, negative{-1};

@@ -1,6 +1,7 @@
 #include "llmfs/train/data.hpp"
 
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -65,6 +66,26 @@ std::vector<std::size_t> randperm(Generator& gen, std::size_t n) {
     return r;
 }
 
+LoaderView view_of(const DataLoader& loader) {
+    return {loader.size(), [&loader](Generator& gen) {
+                auto epoch = std::make_shared<DataLoader::Epoch>(loader.begin(gen));
+                return std::function<bool(Batch&)>([epoch](Batch& batch) { return epoch->next(batch); });
+            }};
+}
+
+std::vector<std::size_t> sampler_order(Generator& gen, std::size_t n, bool shuffle) {
+    if (shuffle) {
+        // RandomSampler: seed = int(torch.empty((), dtype=torch.int64).random_().item());
+        // generator.manual_seed(seed) keeps the low 32 bits; then torch.randperm(n, generator=generator)
+        const std::uint64_t seed = gen.random64() % (std::uint64_t{1} << 63);
+        Generator private_gen(gen.bernoulli_kernel(), seed);
+        return randperm(private_gen, n);
+    }
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    return order;
+}
+
 DataLoader::DataLoader(const GPTDataset& dataset, std::size_t batch_size_, bool shuffle_, bool drop_last_)
     : data(&dataset), batch_size(batch_size_), shuffle(shuffle_), drop_last(drop_last_) {
     if (batch_size == 0) throw std::invalid_argument("DataLoader: batch_size should be a positive integer value, but got batch_size=0");
@@ -89,16 +110,7 @@ bool DataLoader::Epoch::next(Batch& batch) {
     const std::size_t n = loader.data->size();
     if (!started) {  // the sampler's iterator starts at the first next()
         started = true;
-        if (loader.shuffle) {
-            // RandomSampler: seed = int(torch.empty((), dtype=torch.int64).random_().item());
-            // generator.manual_seed(seed) keeps the low 32 bits; then torch.randperm(n, generator=generator)
-            const std::uint64_t seed = gen.random64() % (std::uint64_t{1} << 63);
-            Generator private_gen(gen.bernoulli_kernel(), seed);
-            order = randperm(private_gen, n);
-        } else {
-            order.resize(n);
-            std::iota(order.begin(), order.end(), std::size_t{0});
-        }
+        order = sampler_order(gen, n, loader.shuffle);
     }
     const std::size_t first = batch_index * loader.batch_size;
     if (first >= n || (loader.drop_last && first + loader.batch_size > n)) return false;

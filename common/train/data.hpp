@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,6 +100,20 @@ private:
     std::size_t batch_size;
     bool shuffle, drop_last;
 };
+
+// The sampler's indices for one epoch of n items, drawn at its first batch: a shuffling loader's
+// RandomSampler draws a seed from `gen` and permutes 0..n-1 with it; otherwise 0..n-1.
+std::vector<std::size_t> sampler_order(Generator& gen, std::size_t n, bool shuffle);
+
+// Any loader train_model_simple and calc_loss_loader walk: len(loader), and iter(loader) as a
+// function that gives the next batch (false at the end), drawing from the generator as iter(loader)
+// and its batches do. Chapter 5's DataLoader and chapter 7's InstructionLoader both give one; the
+// loader must outlive the view.
+struct LoaderView {
+    std::size_t size = 0;
+    std::function<std::function<bool(Batch&)>(Generator&)> begin;
+};
+LoaderView view_of(const DataLoader& loader);
 
 // torch.randperm(n, generator=g) on the CPU, for n below 2^32 / 20 (PyTorch's small-n path).
 std::vector<std::size_t> randperm(Generator& gen, std::size_t n);

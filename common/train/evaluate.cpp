@@ -19,15 +19,19 @@ float calc_loss_batch(const GPTModel& model, const Batch& batch) {
     return cross_entropy(logits.data.data(), batch.B * batch.T, V, batch.targets.data());
 }
 
-double calc_loss_loader(const DataLoader& loader, const GPTModel& model, Generator& gen, std::optional<std::size_t> num_batches) {
+double calc_loss_loader(const LoaderView& loader, const GPTModel& model, Generator& gen, std::optional<std::size_t> num_batches) {
     double total_loss = 0.0;
-    if (loader.size() == 0) return std::numeric_limits<double>::quiet_NaN();
-    const std::size_t n = num_batches ? std::min(*num_batches, loader.size()) : loader.size();
+    if (loader.size == 0) return std::numeric_limits<double>::quiet_NaN();
+    const std::size_t n = num_batches ? std::min(*num_batches, loader.size) : loader.size;
     if (n == 0) throw std::invalid_argument("calc_loss_loader: num_batches 0 (Python raises ZeroDivisionError)");
-    auto epoch = loader.begin(gen);
+    const auto next = loader.begin(gen);
     Batch batch;
-    for (std::size_t i = 0; i < n && epoch.next(batch); ++i) total_loss += calc_loss_batch(model, batch);  // loss.item()
+    for (std::size_t i = 0; i < n && next(batch); ++i) total_loss += calc_loss_batch(model, batch);  // loss.item()
     return total_loss / static_cast<double>(n);
+}
+
+double calc_loss_loader(const DataLoader& loader, const GPTModel& model, Generator& gen, std::optional<std::size_t> num_batches) {
+    return calc_loss_loader(view_of(loader), model, gen, num_batches);
 }
 
 IdArray<2> text_to_token_ids(const std::string& text, const Gpt2Tokenizer& tokenizer) {

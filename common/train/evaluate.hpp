@@ -30,6 +30,8 @@ float calc_loss_batch(const GPTModel& model, const Batch& batch);
 
 // The mean batch loss over the first num_batches batches of one pass of `loader` (all of them when
 // unset), NaN for an empty loader. Draws from `gen` as iterating the loader does.
+double calc_loss_loader(const LoaderView& loader, const GPTModel& model, Generator& gen,
+                        std::optional<std::size_t> num_batches = std::nullopt);
 double calc_loss_loader(const DataLoader& loader, const GPTModel& model, Generator& gen,
                         std::optional<std::size_t> num_batches = std::nullopt);
 

@@ -43,6 +43,12 @@ float train_step(GPTModel& model, AdamW& optimizer, const Batch& batch, TrainBuf
 TrainHistory train_model_simple(GPTModel& model, const DataLoader& train_loader, const DataLoader& val_loader, AdamW& optimizer,
                                 Generator& gen, const Gpt2Tokenizer& tokenizer, const TrainSettings& settings,
                                 const TrainCallbacks& callbacks) {
+    return train_model_simple(model, view_of(train_loader), view_of(val_loader), optimizer, gen, tokenizer, settings, callbacks);
+}
+
+TrainHistory train_model_simple(GPTModel& model, const LoaderView& train_loader, const LoaderView& val_loader, AdamW& optimizer,
+                                Generator& gen, const Gpt2Tokenizer& tokenizer, const TrainSettings& settings,
+                                const TrainCallbacks& callbacks) {
     if (settings.eval_freq == 0) throw std::invalid_argument("train_model_simple: eval_freq must be positive (global_step % 0)");
     TrainHistory history;
     std::size_t tokens_seen = 0;
@@ -53,9 +59,9 @@ TrainHistory train_model_simple(GPTModel& model, const DataLoader& train_loader,
     TrainBuffers buffers;
     for (std::size_t epoch = 0; epoch < settings.num_epochs; ++epoch) {
         model.train(true);
-        auto batches = train_loader.begin(gen);
+        const auto next = train_loader.begin(gen);
         std::size_t in_epoch = 0;
-        for (Batch batch; batches.next(batch);) {
+        for (Batch batch; next(batch);) {
             train_step(model, optimizer, batch, buffers);
             tokens_seen += batch.inputs.size();
             ++global_step;
@@ -70,7 +76,7 @@ TrainHistory train_model_simple(GPTModel& model, const DataLoader& train_loader,
                 history.tokens_seen.push_back(tokens_seen);
                 print(fmt::format("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}", epoch + 1, global_step, train_loss, val_loss));
             }
-            if (callbacks.on_step) callbacks.on_step(epoch, in_epoch, train_loader.size(), tokens_seen);
+            if (callbacks.on_step) callbacks.on_step(epoch, in_epoch, train_loader.size, tokens_seen);
         }
         // generate_and_print_sample: 50 greedy tokens in eval mode, newlines shown as spaces
         model.train(false);

@@ -83,5 +83,9 @@ struct TrainCallbacks {
 TrainHistory train_model_simple(GPTModel& model, const DataLoader& train_loader, const DataLoader& val_loader, AdamW& optimizer,
                                 Generator& gen, const Gpt2Tokenizer& tokenizer, const TrainSettings& settings,
                                 const TrainCallbacks& callbacks);
+// The same over any loaders (chapter 7's instruction loaders: batches of varying length).
+TrainHistory train_model_simple(GPTModel& model, const LoaderView& train_loader, const LoaderView& val_loader, AdamW& optimizer,
+                                Generator& gen, const Gpt2Tokenizer& tokenizer, const TrainSettings& settings,
+                                const TrainCallbacks& callbacks);
 
 }  // namespace llmfs
