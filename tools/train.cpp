@@ -34,6 +34,7 @@ constexpr std::uintmax_t kMaxTextBytes = std::uintmax_t{256} << 20;
 
 struct Options {
     GptTrainOptions train;
+    WarmupSettings warmup;  // --warmup-steps and the flags that go with it
     std::string text;  // --text FILE; empty: the shipped the-verdict.txt
     std::string bernoulli = "default", pytorch = "2", figure, save, resume;
     bool with_optimizer = false;  // --with-optimizer: --save writes model_and_optimizer.pth
@@ -90,6 +91,13 @@ void take_checkpoint_sizes(const TorchStateDict& checkpoint, const CLI::App& app
 // must not end in an error after its work is done. Exit 1 otherwise.
 int run(Options& opt, const CLI::App& app) {
     GptTrainOptions& o = opt.train;
+    if (app.get_option("--warmup-steps")->count() > 0) {
+        o.warmup = opt.warmup;
+    } else {
+        for (const char* flag : {"--initial-lr", "--min-lr", "--max-norm", "--orig-book-version"})
+            if (app.get_option(flag)->count() > 0)
+                throw std::invalid_argument(fmt::format("{} belongs to appendix D's train_model: give --warmup-steps N too", flag));
+    }
     o.bernoulli = *parse_bernoulli_kernel(opt.bernoulli);
     o.adamw.version = *parse_pytorch_version(opt.pytorch);
     const SaveFormat format = save_format(opt);
@@ -210,6 +218,18 @@ int main(int argc, char** argv) {
     add_count(app, "--eval-freq", o.settings.eval_freq, 1, 1 << 30, "evaluate (and print the losses) every N steps");
     add_count(app, "--eval-iter", o.settings.eval_iter, 1, 1 << 30, "batches per loss evaluation");
     app.add_option("--start-context", o.settings.start_context, "what the sample after each epoch continues")->capture_default_str();
+    add_count(app, "--warmup-steps", opt.warmup.warmup_steps, 1, 1 << 30,
+              "train with appendix D's train_model instead: linear warmup over N steps from --initial-lr to --lr (the\n"
+              "peak), then cosine decay to --min-lr, gradients clipped to --max-norm from step N on; prints\n"
+              "\"Ep N (Iter NNNNNN)\" lines (the notebook uses 20% of the steps: int(0.2 * epochs * batches))");
+    add_real_option(app, "--initial-lr", opt.warmup.initial_lr, 0.0, 1e6, "with --warmup-steps: the first step's learning rate")
+        ->default_str("3e-05");
+    add_real_option(app, "--min-lr", opt.warmup.min_lr, 0.0, 1e6, "with --warmup-steps: where the cosine decay ends")->default_str("1e-06");
+    add_real_option(app, "--max-norm", opt.warmup.max_norm, 0.0, 1e6,
+                    "with --warmup-steps: torch.nn.utils.clip_grad_norm_'s max_norm (the book's: 1.0)")
+        ->default_str("1.0");
+    app.add_flag("--orig-book-version", opt.warmup.orig_book_version,
+                 "with --warmup-steps: the book's print edition (ORIG_BOOK_VERSION = True): clip from step N + 1, not N");
     app.add_option("--pytorch", opt.pytorch,
                    "whose AdamW update to reproduce: 2 (PyTorch 2.x's, as the book ran; exp_avg.lerp_) or 1.13\n"
                    "(Debian's python3-torch; mul_ then add_): the last bits of the weights differ")

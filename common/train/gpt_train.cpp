@@ -28,8 +28,30 @@ std::string gpt_train_problem(const GptTrainOptions& o) {
     if (o.settings.eval_freq == 0) return "--eval-freq must be at least 1 (global_step % eval_freq)";
     if (o.settings.eval_iter == 0) return "--eval-iter must be at least 1 (calc_loss_loader divides by it)";
     if (o.settings.start_context.empty()) return "--start-context must not be empty: the sample after each epoch continues it";
+    if (o.warmup) {
+        const WarmupSettings& w = *o.warmup;
+        if (w.warmup_steps == 0) return "--warmup-steps must be at least 1 (train_model divides by warmup_steps)";
+        if (!(w.initial_lr >= 0.0)) return fmt::format("--initial-lr {} is negative", w.initial_lr);
+        if (!(w.min_lr >= 0.0)) return fmt::format("--min-lr {} is negative", w.min_lr);
+        if (!(w.max_norm >= 0.0)) return fmt::format("--max-norm {} is negative", w.max_norm);
+    }
     return {};
 }
+
+namespace {
+
+// Appendix D's schedule needs a warmup shorter than the run (the cosine decay divides by the
+// difference): known once the loaders are built, checked before the model is.
+void check_warmup(const GptTrainOptions& o, const GptTrainData& data) {
+    if (!o.warmup) return;
+    const std::size_t total = data.train_loader.size() * o.settings.num_epochs;
+    if (o.warmup->warmup_steps >= total)
+        throw std::invalid_argument(fmt::format("--warmup-steps {} must be fewer than the run's {} steps ({} epoch(s) of {} batches): "
+                                                "the cosine decay divides by total_training_steps - warmup_steps",
+                                                o.warmup->warmup_steps, total, o.settings.num_epochs, data.train_loader.size()));
+}
+
+}  // namespace
 
 std::string read_python_text(std::string bytes, const std::string& name) {
     const std::size_t bad = invalid_utf8_at(bytes);
@@ -89,6 +111,7 @@ GptTrain::GptTrain(const GptTrainOptions& options, const Gpt2Tokenizer& tokenize
     // The loaders first: building them draws nothing, and a text too short is reported before the
     // model is built.
     data_ = std::make_unique<GptTrainData>(tokenizer, text, options.model.context_length, options.batch_size);
+    check_warmup(options, *data_);
     gen_.manual_seed(options.seed);                           // torch.manual_seed(123)
     model_ = std::make_unique<GPTModel>(gen_, options.model);  // model = GPTModel(gpt_config)
     optimizer_ = std::make_unique<AdamW>(*model_, options.adamw);  // torch.optim.AdamW(model.parameters(), lr=..., weight_decay=...)
@@ -98,6 +121,7 @@ GptTrain::GptTrain(const GptTrainOptions& options, const Gpt2Tokenizer& tokenize
     : options_(options), tokenizer_(tokenizer), gen_(options.bernoulli) {
     if (const std::string problem = gpt_train_problem(options); !problem.empty()) throw std::invalid_argument(problem);
     data_ = std::make_unique<GptTrainData>(tokenizer, text, options.model.context_length, options.batch_size);
+    check_warmup(options, *data_);
     // model = GPTModel(GPT_CONFIG_124M): what it draws is overwritten by the checkpoint, and the seed
     // comes after
     model_ = std::make_unique<GPTModel>(gen_, options.model);
@@ -110,6 +134,9 @@ GptTrain::GptTrain(const GptTrainOptions& options, const Gpt2Tokenizer& tokenize
 }
 
 TrainHistory GptTrain::train(const TrainCallbacks& callbacks) {
+    if (options_.warmup)
+        return train_model(*model_, data_->train_loader, data_->val_loader, *optimizer_, gen_, tokenizer_, options_.settings, *options_.warmup,
+                           callbacks);
     return train_model_simple(*model_, data_->train_loader, data_->val_loader, *optimizer_, gen_, tokenizer_, options_.settings, callbacks);
 }
 

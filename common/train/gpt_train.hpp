@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,9 @@ struct GptTrainOptions {
         return a;
     }();
     TrainSettings settings;  // num_epochs 10, eval_freq 5, eval_iter 1, "Every effort moves you"
+    // With it, appendix D's train_model (warmup, cosine decay, clipping; the peak rate is adamw.lr)
+    // instead of train_model_simple.
+    std::optional<WarmupSettings> warmup;
     BernoulliKernel bernoulli = BernoulliKernel::standard;  // the reference: PyTorch without MKL
 };
 
@@ -100,7 +104,8 @@ public:
     // the file when it does not fit.
     GptTrain(const GptTrainOptions& options, const Gpt2Tokenizer& tokenizer, std::string_view text, const TorchStateDict& checkpoint);
 
-    // train_model_simple(model, train_loader, val_loader, optimizer, ...): once.
+    // train_model_simple(model, train_loader, val_loader, optimizer, ...), or with options.warmup
+    // appendix D's train_model(..., warmup_steps, initial_lr, min_lr): once.
     TrainHistory train(const TrainCallbacks& callbacks);
 
     std::size_t total_steps() const;  // num_epochs * len(train_loader)
