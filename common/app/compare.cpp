@@ -106,6 +106,14 @@ std::vector<std::string_view> split_lines(std::string_view s) {
     return lines;
 }
 
+// compare_outputs' `drift`: two non-integer numbers at most `drift` apart.
+bool within_drift(std::string_view expected, std::string_view actual, double drift) {
+    if (drift <= 0 || is_integer_text(expected) || is_integer_text(actual)) return false;
+    const double a = std::strtod(std::string(expected).c_str(), nullptr);
+    const double b = std::strtod(std::string(actual).c_str(), nullptr);
+    return std::isfinite(a) && std::isfinite(b) && std::abs(a - b) <= drift;
+}
+
 }  // namespace
 
 bool is_close(std::string_view expected, std::string_view actual) {
@@ -122,7 +130,7 @@ bool is_close(std::string_view expected, std::string_view actual) {
     return std::abs(a - b) <= tolerance * (1.0 + 1e-9);
 }
 
-Comparison compare_outputs(std::string_view expected, std::string_view actual) {
+Comparison compare_outputs(std::string_view expected, std::string_view actual, double drift) {
     Comparison result;
     if (expected == actual) return result;
 
@@ -138,7 +146,7 @@ Comparison compare_outputs(std::string_view expected, std::string_view actual) {
     const auto b = tokenize(actual);
     bool close = a.size() == b.size();
     for (std::size_t k = 0; close && k < a.size(); ++k) {
-        close = a[k].number && b[k].number ? is_close(a[k].text, b[k].text)
+        close = a[k].number && b[k].number ? is_close(a[k].text, b[k].text) || within_drift(a[k].text, b[k].text, drift)
                                            : a[k].number == b[k].number && a[k].text == b[k].text;
     }
     result.verdict = close ? Verdict::close : Verdict::differ;

@@ -69,6 +69,18 @@ TEST_CASE("compare_outputs: a number out of the rule, other words or other struc
     CHECK(compare_outputs("Output text: Hello", "Output text: Help").verdict == Verdict::differ);
 }
 
+TEST_CASE("compare_outputs: a training run's drift widens close for fractions, never for integers") {
+    const char* golden = "weights -0.281274915 0.178803697\nTraining accuracy: 62.50%\n48\n";
+    const char* drifted = "weights -0.281265527 0.178797588\nTraining accuracy: 62.50%\n48\n";
+    CHECK(compare_outputs(golden, drifted).verdict == Verdict::differ);
+    CHECK(compare_outputs(golden, drifted, 1e-3).verdict == Verdict::close);
+    CHECK(compare_outputs(golden, drifted, 1e-6).verdict == Verdict::differ);
+    CHECK(compare_outputs(golden, "weights -0.281265527 0.178797588\nTraining accuracy: 50.00%\n48\n", 1e-3).verdict ==
+          Verdict::differ);
+    CHECK(compare_outputs("examples 48", "examples 49", 1e-3).verdict == Verdict::differ);
+    CHECK(compare_outputs(golden, golden, 1e-3).verdict == Verdict::match);
+}
+
 TEST_CASE("compare_outputs: the first differing line is reported past the shorter text's end") {
     const Comparison c = compare_outputs("a\nb\n", "a\nb\nc\n");
     CHECK(c.verdict == Verdict::differ);

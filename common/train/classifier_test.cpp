@@ -109,6 +109,8 @@ TEST_CASE("classifier: the notebook's fine-tuning (frozen but the last block, fi
             text += "\n" + p.name;
             for (std::size_t i = 0; i < p.size; ++i) text += fmt::format(" {:.9g}", p.data[i]);
         }
-        llmfs::testing::check_printed(std::string("classifier training ") + name, text, cases.at(std::string("train ") + name));
+        // Under another kernel, six AdamW steps move the weights apart by up to 6e-5 (Sandybridge,
+        // 2026-12-06): close within 1e-3, the accuracies' counts still equal.
+        llmfs::testing::check_printed(std::string("classifier training ") + name, text, cases.at(std::string("train ") + name), 1e-3);
     }
 }
