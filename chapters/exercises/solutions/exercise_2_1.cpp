@@ -5,6 +5,7 @@
 // text of that one token, then encode each of those pieces alone and decode all the ids back into
 // the original text.
 //
+// BEGIN BOOK SOLUTION: the book's solution in PyTorch (the solutions build only; the student copy shows the chapter's code)
 // The notebook code around it (exercise-solutions.ipynb of chapter 2; the answer is in the
 // solution, next to its C++):
 //   tokenizer = tiktoken.get_encoding("gpt2")
@@ -12,6 +13,12 @@
 //   print(integers)
 //   for i in integers:
 //       print(f"{i} -> {...}")  # exercise 2.1: the text of token i alone
+// STUDENT COPY: // The chapter's code around it (ch02.ipynb, section 2.5: encoding a text with GPT-2's tokenizer):
+// STUDENT COPY: //   tokenizer = tiktoken.get_encoding("gpt2")
+// STUDENT COPY: //   integers = tokenizer.encode(text, allowed_special={"<|endoftext|>"})
+// STUDENT COPY: //   print(integers)
+// STUDENT COPY: // The exercise encodes the text "Akwirw ier" that way, then prints each id with the text of that one token.
+// END BOOK SOLUTION
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,13 +53,19 @@ int main(int argc, char** argv) {
                 "tokenizer = tiktoken.get_encoding(\"gpt2\")");
         const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
 
+        // BEGIN BOOK SOLUTION: the notebook's answer cells (the student copy says what they print)
         nb.code("integers = tokenizer.encode(\"" + text + "\")\n"
                 "print(integers)");
+        // STUDENT COPY: nb.added_code("# exercise 2.1: the token ids of \"" + text + "\"");
+        // END BOOK SOLUTION
         const std::vector<std::int64_t> integers = tokenizer.encode(text);
         nb.print(integers);
 
+        // BEGIN BOOK SOLUTION: the notebook's answer cells (the student copy says what they print)
         nb.code("for i in integers:\n"
                 "    print(f\"{i} -> {tokenizer.decode([i])}\")");
+        // STUDENT COPY: nb.added_code("# exercise 2.1: each token id with the text of that one token");
+        // END BOOK SOLUTION
         std::vector<std::string> pieces;
         for (const std::int64_t i : integers) {
             pieces.push_back(token_text(tokenizer, i));

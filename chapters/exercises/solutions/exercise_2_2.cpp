@@ -4,6 +4,7 @@
 // max_length tokens, stride tokens apart. Build the loader's first batch of inputs (batch_size 4,
 // no shuffling) for max_length=2, stride=2 and for max_length=8, stride=2, and display it.
 //
+// BEGIN BOOK SOLUTION: the book's solution in PyTorch (the solutions build only; the student copy shows the chapter's code)
 // The notebook code around it (exercise-solutions.ipynb of chapter 2; the answer is in the
 // solution, next to its C++):
 //   dataloader = create_dataloader(raw_text, batch_size=4, max_length=2, stride=2)
@@ -11,6 +12,14 @@
 //       x, y = batch
 //       break
 //   x
+// STUDENT COPY: // The chapter's code around it (ch02.ipynb, section 2.6: a data loader and its first batch):
+// STUDENT COPY: //   dataloader = create_dataloader_v1(
+// STUDENT COPY: //       raw_text, batch_size=1, max_length=4, stride=1, shuffle=False
+// STUDENT COPY: //   )
+// STUDENT COPY: //   data_iter = iter(dataloader)
+// STUDENT COPY: //   first_batch = next(data_iter)
+// STUDENT COPY: // The exercise's loader is the same without shuffling and keeping the last short batch.
+// END BOOK SOLUTION
 #include <array>
 #include <cstdint>
 #include <stdexcept>
@@ -56,6 +65,7 @@ int main(int argc, char** argv) {
         if (variant)
             nb.note(fmt::format("--variant {}: batch_size={}, max_length={} and {}, stride={} and {}", variant, v.batch_size,
                                 v.max_length[0], v.max_length[1], v.stride[0], v.stride[1]));
+        // BEGIN BOOK SOLUTION: the notebook's cell defines the loader the answer builds (the student copy says what it does)
         nb.code("import tiktoken\n"
                 "import torch\n"
                 "from torch.utils.data import Dataset, DataLoader\n"
@@ -101,18 +111,27 @@ int main(int argc, char** argv) {
                 "\n"
                 "tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
                 "encoded_text = tokenizer.encode(raw_text)");
+        // STUDENT COPY: nb.added_code("# exercise 2.2: section 2.6's GPTDatasetV1, a create_dataloader(txt, batch_size=4, max_length=256, stride=128)\n"
+        // STUDENT COPY:               "# without shuffling that keeps the last short batch, and raw_text read from the-verdict.txt");
+        // END BOOK SOLUTION
         const std::string raw_text = read_file_checked(data_dir() / "the-verdict.txt");
         const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
 
         for (std::size_t k = 0; k < 2; ++k) {
-            nb.code(fmt::format("dataloader = create_dataloader(raw_text, batch_size={}, max_length={}, stride={})\n"
-                                "\n"
-                                "for batch in dataloader:\n"
-                                "    x, y = batch\n"
-                                "    break\n"
-                                "\n"
-                                "x",
-                                v.batch_size, v.max_length[k], v.stride[k]));
+            const std::string first_batch = "\n"
+                                            "for batch in dataloader:\n"
+                                            "    x, y = batch\n"
+                                            "    break\n"
+                                            "\n"
+                                            "x";
+            // BEGIN BOOK SOLUTION: the notebook's answer cells (the student copy's say what they display)
+            nb.code(fmt::format("dataloader = create_dataloader(raw_text, batch_size={}, max_length={}, stride={})\n",
+                                v.batch_size, v.max_length[k], v.stride[k]) +
+                    first_batch);
+            // STUDENT COPY: nb.added_code(fmt::format("# exercise 2.2: the loader with batch_size={}, max_length={}, stride={}\n",
+            // STUDENT COPY:                           v.batch_size, v.max_length[k], v.stride[k]) +
+            // STUDENT COPY:               first_batch);
+            // END BOOK SOLUTION
             nb.print(first_inputs(tokenizer, raw_text, v.batch_size, v.max_length[k], v.stride[k], gen));  // the cell displays x
         }
     });

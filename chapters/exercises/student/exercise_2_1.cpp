@@ -5,13 +5,11 @@
 // text of that one token, then encode each of those pieces alone and decode all the ids back into
 // the original text.
 //
-// The notebook code around it (exercise-solutions.ipynb of chapter 2; the answer is in the
-// solution, next to its C++):
+// The chapter's code around it (ch02.ipynb, section 2.5: encoding a text with GPT-2's tokenizer):
 //   tokenizer = tiktoken.get_encoding("gpt2")
-//   integers = tokenizer.encode("Akwirw ier")
+//   integers = tokenizer.encode(text, allowed_special={"<|endoftext|>"})
 //   print(integers)
-//   for i in integers:
-//       print(f"{i} -> {...}")  # exercise 2.1: the text of token i alone
+// The exercise encodes the text "Akwirw ier" that way, then prints each id with the text of that one token.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,13 +43,11 @@ int main(int argc, char** argv) {
                 "tokenizer = tiktoken.get_encoding(\"gpt2\")");
         const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
 
-        nb.code("integers = tokenizer.encode(\"" + text + "\")\n"
-                "print(integers)");
+        nb.added_code("# exercise 2.1: the token ids of \"" + text + "\"");
         const std::vector<std::int64_t> integers = tokenizer.encode(text);
         nb.print(integers);
 
-        nb.code("for i in integers:\n"
-                "    print(f\"{i} -> {tokenizer.decode([i])}\")");
+        nb.added_code("# exercise 2.1: each token id with the text of that one token");
         std::vector<std::string> pieces;
         for (const std::int64_t i : integers) {
             pieces.push_back(token_text(tokenizer, i));

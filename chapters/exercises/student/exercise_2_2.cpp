@@ -4,13 +4,13 @@
 // max_length tokens, stride tokens apart. Build the loader's first batch of inputs (batch_size 4,
 // no shuffling) for max_length=2, stride=2 and for max_length=8, stride=2, and display it.
 //
-// The notebook code around it (exercise-solutions.ipynb of chapter 2; the answer is in the
-// solution, next to its C++):
-//   dataloader = create_dataloader(raw_text, batch_size=4, max_length=2, stride=2)
-//   for batch in dataloader:
-//       x, y = batch
-//       break
-//   x
+// The chapter's code around it (ch02.ipynb, section 2.6: a data loader and its first batch):
+//   dataloader = create_dataloader_v1(
+//       raw_text, batch_size=1, max_length=4, stride=1, shuffle=False
+//   )
+//   data_iter = iter(dataloader)
+//   first_batch = next(data_iter)
+// The exercise's loader is the same without shuffling and keeping the last short batch.
 #include <array>
 #include <cstdint>
 #include <stdexcept>
@@ -50,63 +50,21 @@ int main(int argc, char** argv) {
         if (variant)
             nb.note(fmt::format("--variant {}: batch_size={}, max_length={} and {}, stride={} and {}", variant, v.batch_size,
                                 v.max_length[0], v.max_length[1], v.stride[0], v.stride[1]));
-        nb.code("import tiktoken\n"
-                "import torch\n"
-                "from torch.utils.data import Dataset, DataLoader\n"
-                "\n"
-                "\n"
-                "class GPTDatasetV1(Dataset):\n"
-                "    def __init__(self, txt, tokenizer, max_length, stride):\n"
-                "        self.input_ids = []\n"
-                "        self.target_ids = []\n"
-                "\n"
-                "        # Tokenize the entire text\n"
-                "        token_ids = tokenizer.encode(txt, allowed_special={\"<|endoftext|>\"})\n"
-                "\n"
-                "        # Use a sliding window to chunk the book into overlapping sequences of max_length\n"
-                "        for i in range(0, len(token_ids) - max_length, stride):\n"
-                "            input_chunk = token_ids[i:i + max_length]\n"
-                "            target_chunk = token_ids[i + 1: i + max_length + 1]\n"
-                "            self.input_ids.append(torch.tensor(input_chunk))\n"
-                "            self.target_ids.append(torch.tensor(target_chunk))\n"
-                "\n"
-                "    def __len__(self):\n"
-                "        return len(self.input_ids)\n"
-                "\n"
-                "    def __getitem__(self, idx):\n"
-                "        return self.input_ids[idx], self.target_ids[idx]\n"
-                "\n"
-                "\n"
-                "def create_dataloader(txt, batch_size=4, max_length=256, stride=128):\n"
-                "    # Initialize the tokenizer\n"
-                "    tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
-                "\n"
-                "    # Create dataset\n"
-                "    dataset = GPTDatasetV1(txt, tokenizer, max_length, stride)\n"
-                "\n"
-                "    # Create dataloader\n"
-                "    dataloader = DataLoader(dataset, batch_size=batch_size)\n"
-                "\n"
-                "    return dataloader\n"
-                "\n"
-                "\n"
-                "with open(\"the-verdict.txt\", \"r\", encoding=\"utf-8\") as f:\n"
-                "    raw_text = f.read()\n"
-                "\n"
-                "tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
-                "encoded_text = tokenizer.encode(raw_text)");
+        nb.added_code("# exercise 2.2: section 2.6's GPTDatasetV1, a create_dataloader(txt, batch_size=4, max_length=256, stride=128)\n"
+                      "# without shuffling that keeps the last short batch, and raw_text read from the-verdict.txt");
         const std::string raw_text = read_file_checked(data_dir() / "the-verdict.txt");
         const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
 
         for (std::size_t k = 0; k < 2; ++k) {
-            nb.code(fmt::format("dataloader = create_dataloader(raw_text, batch_size={}, max_length={}, stride={})\n"
-                                "\n"
-                                "for batch in dataloader:\n"
-                                "    x, y = batch\n"
-                                "    break\n"
-                                "\n"
-                                "x",
-                                v.batch_size, v.max_length[k], v.stride[k]));
+            const std::string first_batch = "\n"
+                                            "for batch in dataloader:\n"
+                                            "    x, y = batch\n"
+                                            "    break\n"
+                                            "\n"
+                                            "x";
+            nb.added_code(fmt::format("# exercise 2.2: the loader with batch_size={}, max_length={}, stride={}\n",
+                                      v.batch_size, v.max_length[k], v.stride[k]) +
+                          first_batch);
             nb.print(first_inputs(tokenizer, raw_text, v.batch_size, v.max_length[k], v.stride[k], gen));  // the cell displays x
         }
     });
