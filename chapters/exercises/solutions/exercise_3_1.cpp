@@ -6,6 +6,7 @@
 // torch.manual_seed(123), then give sa_v1 the weights of sa_v2 so that both print the same
 // context vectors.
 //
+// BEGIN BOOK SOLUTION: the book's solution in PyTorch (the solutions build only; the student copy shows the chapter's code)
 // The notebook code around it (exercise-solutions.ipynb of chapter 3; the answer's lines are in
 // the solution, next to their C++):
 //   torch.manual_seed(123)
@@ -15,6 +16,16 @@
 //   # exercise 3.1: give sa_v1 the weights of sa_v2
 //   sa_v1(inputs)
 //   sa_v2(inputs)
+// STUDENT COPY: // The chapter's code around it (ch03.ipynb, sections 3.4.1 and 3.4.2):
+// STUDENT COPY: //   torch.manual_seed(123)
+// STUDENT COPY: //   sa_v1 = SelfAttention_v1(d_in, d_out)
+// STUDENT COPY: //   print(sa_v1(inputs))
+// STUDENT COPY: //   torch.manual_seed(789)
+// STUDENT COPY: //   sa_v2 = SelfAttention_v2(d_in, d_out)
+// STUDENT COPY: //   print(sa_v2(inputs))
+// STUDENT COPY: // The exercise builds both after torch.manual_seed(123), gives sa_v1 the weights of sa_v2, then
+// STUDENT COPY: // prints the context vectors of each.
+// END BOOK SOLUTION
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -77,6 +88,7 @@ int main(int argc, char** argv) {
                 forward_source<SelfAttention_v1>());
         gen.manual_seed(seed);
         SelfAttention_v1 sa_v1(gen, d_in, d_out);
+        // BEGIN BOOK SOLUTION: the notebook's SelfAttention_v2 (the student copy says how it differs from the chapter's)
         nb.code("class SelfAttention_v2(nn.Module):\n"
                 "\n"
                 "    def __init__(self, d_in, d_out):\n"
@@ -100,6 +112,10 @@ int main(int argc, char** argv) {
                 "torch.manual_seed(123)\n"
                 "sa_v2 = SelfAttention_v2(d_in, d_out)",
                 forward_source<SelfAttention_v2>());
+        // STUDENT COPY: nb.added_code("# exercise 3.1: section 3.4.2's SelfAttention_v2 (nn.Linear projections without bias)\n"
+        // STUDENT COPY:               "torch.manual_seed(123)\n"
+        // STUDENT COPY:               "sa_v2 = SelfAttention_v2(d_in, d_out)");
+        // END BOOK SOLUTION
         gen.manual_seed(seed);
         const SelfAttention_v2 sa_v2(gen, d_in, d_out);
 
@@ -107,9 +123,15 @@ int main(int argc, char** argv) {
         nb.added_code("# exercise 3.1: give sa_v1 the weights of sa_v2");
         copy_weights(sa_v1, sa_v2);
 
+        // BEGIN BOOK SOLUTION: the notebook's answer cells (the student copy says what they display)
         nb.code("sa_v1(inputs)");
+        // STUDENT COPY: nb.added_code("# exercise 3.1: the context vectors of sa_v1");
+        // END BOOK SOLUTION
         nb.print(sa_v1.forward(inputs));  // [T, d_out]
+        // BEGIN BOOK SOLUTION: the notebook's answer cells (the student copy says what they display)
         nb.code("sa_v2(inputs)");
+        // STUDENT COPY: nb.added_code("# exercise 3.1: the context vectors of sa_v2");
+        // END BOOK SOLUTION
         nb.print(sa_v2.forward(inputs));
     });
 }

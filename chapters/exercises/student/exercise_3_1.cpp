@@ -6,15 +6,15 @@
 // torch.manual_seed(123), then give sa_v1 the weights of sa_v2 so that both print the same
 // context vectors.
 //
-// The notebook code around it (exercise-solutions.ipynb of chapter 3; the answer's lines are in
-// the solution, next to their C++):
+// The chapter's code around it (ch03.ipynb, sections 3.4.1 and 3.4.2):
 //   torch.manual_seed(123)
 //   sa_v1 = SelfAttention_v1(d_in, d_out)
-//   torch.manual_seed(123)
+//   print(sa_v1(inputs))
+//   torch.manual_seed(789)
 //   sa_v2 = SelfAttention_v2(d_in, d_out)
-//   # exercise 3.1: give sa_v1 the weights of sa_v2
-//   sa_v1(inputs)
-//   sa_v2(inputs)
+//   print(sa_v2(inputs))
+// The exercise builds both after torch.manual_seed(123), gives sa_v1 the weights of sa_v2, then
+// prints the context vectors of each.
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -74,29 +74,9 @@ int main(int argc, char** argv) {
                 forward_source<SelfAttention_v1>());
         gen.manual_seed(seed);
         SelfAttention_v1 sa_v1(gen, d_in, d_out);
-        nb.code("class SelfAttention_v2(nn.Module):\n"
-                "\n"
-                "    def __init__(self, d_in, d_out):\n"
-                "        super().__init__()\n"
-                "        self.d_out = d_out\n"
-                "        self.W_query = nn.Linear(d_in, d_out, bias=False)\n"
-                "        self.W_key   = nn.Linear(d_in, d_out, bias=False)\n"
-                "        self.W_value = nn.Linear(d_in, d_out, bias=False)\n"
-                "\n"
-                "    def forward(self, x):\n"
-                "        keys = self.W_key(x)\n"
-                "        queries = self.W_query(x)\n"
-                "        values = self.W_value(x)\n"
-                "        \n"
-                "        attn_scores = queries @ keys.T\n"
-                "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=1)\n"
-                "\n"
-                "        context_vec = attn_weights @ values\n"
-                "        return context_vec\n"
-                "\n"
-                "torch.manual_seed(123)\n"
-                "sa_v2 = SelfAttention_v2(d_in, d_out)",
-                forward_source<SelfAttention_v2>());
+        nb.added_code("# exercise 3.1: section 3.4.2's SelfAttention_v2 (nn.Linear projections without bias)\n"
+                      "torch.manual_seed(123)\n"
+                      "sa_v2 = SelfAttention_v2(d_in, d_out)");
         gen.manual_seed(seed);
         const SelfAttention_v2 sa_v2(gen, d_in, d_out);
 
@@ -104,9 +84,9 @@ int main(int argc, char** argv) {
         nb.added_code("# exercise 3.1: give sa_v1 the weights of sa_v2");
         copy_weights(sa_v1, sa_v2);
 
-        nb.code("sa_v1(inputs)");
+        nb.added_code("# exercise 3.1: the context vectors of sa_v1");
         nb.print(sa_v1.forward(inputs));  // [T, d_out]
-        nb.code("sa_v2(inputs)");
+        nb.added_code("# exercise 3.1: the context vectors of sa_v2");
         nb.print(sa_v2.forward(inputs));
     });
 }
