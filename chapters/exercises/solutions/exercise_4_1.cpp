@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
         if (variant)
             nb.note(fmt::format("--variant {}: a TransformerBlock with emb_dim {}, {} heads, context_length {}, qkv_bias {}", variant,
                                 cfg.emb_dim, cfg.n_heads, cfg.context_length, cfg.qkv_bias));
+        // BEGIN BOOK SOLUTION: the notebook's cell (the student copy says what it prints)
         nb.code("from gpt import TransformerBlock\n"
                 "\n"
                 "GPT_CONFIG_124M = {\n"
@@ -74,6 +75,9 @@ int main(int argc, char** argv) {
                 "\n"
                 "block = TransformerBlock(GPT_CONFIG_124M)\n"
                 "print(block)");
+        // STUDENT COPY: nb.added_code("# exercise 4.1: the module tree of a TransformerBlock of GPT_CONFIG_124M\n"
+        // STUDENT COPY:               "block = TransformerBlock(GPT_CONFIG_124M)");
+        // END BOOK SOLUTION
         const TransformerBlock block(gen, cfg);
         nb.print(module_repr(block));
 

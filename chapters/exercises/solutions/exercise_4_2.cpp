@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
             return;
         }
         // (The notebook's cell before defines get_config and calculate_size: get_config is the answer.)
+        // BEGIN BOOK SOLUTION: the notebook's answer cell (the student copy says what it prints)
         nb.code("from gpt import GPTModel\n"
                 "\n"
                 "\n"
@@ -129,6 +130,9 @@ int main(int argc, char** argv) {
                 "    model = GPTModel(CONFIG)\n"
                 "    print(f\"\\n\\n{model_name}:\")\n"
                 "    calculate_size(model)");
+        // STUDENT COPY: nb.added_code("# exercise 4.2: for GPT-2 small, medium, large and XL: the model of get_config's configuration,\n"
+        // STUDENT COPY:               "# its name, and calculate_size of it");
+        // END BOOK SOLUTION
         for (const char* model_abbrev : {"small", "medium", "large", "xl"}) {
             const std::string model_name = fmt::format("gpt2-{}", model_abbrev);
             const GPTModel model(gen, get_config(model_name));  // freed before the next size is built

@@ -47,20 +47,8 @@ int main(int argc, char** argv) {
         if (variant)
             nb.note(fmt::format("--variant {}: a TransformerBlock with emb_dim {}, {} heads, context_length {}, qkv_bias {}", variant,
                                 cfg.emb_dim, cfg.n_heads, cfg.context_length, cfg.qkv_bias));
-        nb.code("from gpt import TransformerBlock\n"
-                "\n"
-                "GPT_CONFIG_124M = {\n"
-                "    \"vocab_size\": 50257,\n"
-                "    \"context_length\": 1024,\n"
-                "    \"emb_dim\": 768,\n"
-                "    \"n_heads\": 12,\n"
-                "    \"n_layers\": 12,\n"
-                "    \"drop_rate\": 0.1,\n"
-                "    \"qkv_bias\": False\n"
-                "}\n"
-                "\n"
-                "block = TransformerBlock(GPT_CONFIG_124M)\n"
-                "print(block)");
+        nb.added_code("# exercise 4.1: the module tree of a TransformerBlock of GPT_CONFIG_124M\n"
+                      "block = TransformerBlock(GPT_CONFIG_124M)");
         const TransformerBlock block(gen, cfg);
         nb.print(module_repr(block));
 

@@ -71,15 +71,8 @@ int main(int argc, char** argv) {
             return;
         }
         // (The notebook's cell before defines get_config and calculate_size: get_config is the answer.)
-        nb.code("from gpt import GPTModel\n"
-                "\n"
-                "\n"
-                "for model_abbrev in (\"small\", \"medium\", \"large\", \"xl\"):\n"
-                "    model_name = f\"gpt2-{model_abbrev}\"\n"
-                "    CONFIG = get_config(GPT_CONFIG_124M, model_name=model_name)\n"
-                "    model = GPTModel(CONFIG)\n"
-                "    print(f\"\\n\\n{model_name}:\")\n"
-                "    calculate_size(model)");
+        nb.added_code("# exercise 4.2: for GPT-2 small, medium, large and XL: the model of get_config's configuration,\n"
+                      "# its name, and calculate_size of it");
         for (const char* model_abbrev : {"small", "medium", "large", "xl"}) {
             const std::string model_name = fmt::format("gpt2-{}", model_abbrev);
             const GPTModel model(gen, get_config(model_name));  // freed before the next size is built
