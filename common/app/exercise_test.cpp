@@ -268,7 +268,7 @@ TEST_CASE("find_answer_leaks names a student file that holds the book's solution
     INFO(all);
     REQUIRE(leaks.size() == 2);
     CHECK_THAT(leaks[0], Catch::StartsWith("student/exercise_4_2.cpp: the book's solution code (") && Catch::Contains("get_config"));
-    CHECK_THAT(leaks[1], Catch::StartsWith("student/exercise_5_1.cpp: the book's solution code (") && Catch::Contains("scaled_probas"));
+    CHECK_THAT(leaks[1], Catch::StartsWith("student/exercise_5_1.cpp: the book's solution code (") && Catch::Contains("sampled_ids"));
 }
 
 TEST_CASE("find_answer_leaks names the book's solution notebooks and every expected output, planted under other names", "[solutions]") {

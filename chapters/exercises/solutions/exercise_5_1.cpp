@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
         if (variant)
             nb.note(fmt::format("--variant {}: other logits, the temperatures {}, the probability of \"{}\" at temperature {}", variant,
                                 fmt::join(v.temperatures, ", "), kInverseVocab[v.word_idx], v.temperatures[v.temperature_idx]));
+        // BEGIN BOOK SOLUTION: the notebook's setup cell (the student copy says what it defines)
         nb.code("import torch\n"
                 "\n"
                 "vocab = { \n"
@@ -129,6 +130,11 @@ int main(int argc, char** argv) {
                 "\n"
                 "temperatures = [1, 0.1, 5]  # Original, higher, and lower temperature\n"
                 "scaled_probas = [softmax_with_temperature(next_token_logits, T) for T in temperatures]");
+        // STUDENT COPY: nb.added_code("# exercise 5.1: section 5.3's vocab, inverse_vocab, next_token_logits, softmax_with_temperature\n"
+        // STUDENT COPY:               "# and print_sampled_tokens (counting without minlength: no line after the last word sampled)\n"
+        // STUDENT COPY:               "temperatures = [1, 0.1, 5]  # Original, higher confidence, and lower confidence\n"
+        // STUDENT COPY:               "scaled_probas = [softmax_with_temperature(next_token_logits, T) for T in temperatures]");
+        // END BOOK SOLUTION
         const Tensor<1> next_token_logits = v.logits;  // [V=9]
         const std::vector<double>& temperatures = v.temperatures;  // the book's: original, higher, and lower temperature
         std::vector<Tensor<1>> scaled_probas;               // each [V]

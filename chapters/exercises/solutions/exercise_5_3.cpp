@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
                 nb.note("--untrained: the model.load_state_dict line is left out: the model is the untrained one\n"
                         "GPTModel(GPT_CONFIG_124M) builds after torch.manual_seed(123). The notebook's outputs come from\n"
                         "the model chapter 5 trained for 10 epochs (model.pth).");
+            // BEGIN BOOK SOLUTION: the notebook's setup cell (the student copy says what it builds)
             nb.code("import tiktoken\n"
                     "import torch\n"
                     "from previous_chapters import GPTModel\n"
@@ -158,15 +159,23 @@ int main(int argc, char** argv) {
                     "model = GPTModel(GPT_CONFIG_124M)\n" +
                     std::string(untrained ? "" : "model.load_state_dict(torch.load(\"model.pth\", weights_only=True))\n") +
                     "model.eval();");
+            // STUDENT COPY: nb.added_code("# exercise 5.3: GPT-2's tokenizer, and GPTModel(GPT_CONFIG_124M) with context_length 256 built after\n"
+            // STUDENT COPY:               "# torch.manual_seed(123), the weights section 5.4 saved to model.pth loaded (unless --untrained),\n"
+            // STUDENT COPY:               "# in eval mode");
+            // END BOOK SOLUTION
             gen.manual_seed(seed);
             const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
             Progress building("building GPTModel(GPT_CONFIG_124M): block");
             GPTModel model(gen, cfg, [&](std::size_t i, std::size_t n) { building(i, n); });
-            if (state) load_state_dict(model, *state);  // model.load_state_dict(torch.load("model.pth", weights_only=True))
+            if (state) load_state_dict(model, *state);  // model.pth's weights, as the notebook's model.load_state_dict loads them
             model.train(false);                                                     // model.eval()
 
+            // BEGIN BOOK SOLUTION: the notebook's import cell (the student copy says what it imports)
             nb.code("from gpt_generate import generate, text_to_token_ids, token_ids_to_text\n"
                     "from previous_chapters import generate_text_simple");
+            // STUDENT COPY: nb.added_code("# exercise 5.3: chapter 5's generate (section 5.3.3), text_to_token_ids and token_ids_to_text\n"
+            // STUDENT COPY:               "from previous_chapters import generate_text_simple");
+            // END BOOK SOLUTION
             nb.code("# Deterministic function that used torch.argmax\n"
                     "\n"
                     "start_context = \"Every effort moves you\"\n"

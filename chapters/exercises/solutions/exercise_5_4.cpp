@@ -165,6 +165,7 @@ int main(int argc, char** argv) {
             load_adamw_state_dict(checkpoint, model, optimizer);  // optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
             // END SOLUTION
 
+            // BEGIN BOOK SOLUTION: the notebook's data cell (the student copy says what it sets up)
             nb.code("import os\n"
                     "import requests\n"
                     "from previous_chapters import create_dataloader_v1\n"
@@ -231,10 +232,14 @@ int main(int argc, char** argv) {
                     "    shuffle=False,\n"
                     "    num_workers=0\n"
                     ")");
+            // STUDENT COPY: nb.added_code("# exercise 5.4: the-verdict.txt as text_data, its 90/10 split into train_data and val_data, and\n"
+            // STUDENT COPY:               "# section 5.1.3's train_loader and val_loader (batch_size=2, after torch.manual_seed(123))");
+            // END BOOK SOLUTION
             const std::string text = read_python_text(read_file_checked(data_dir() / "the-verdict.txt"), "the-verdict.txt");
             gen.manual_seed(v.seed);
             const GptTrainData data(tokenizer, text, cfg.context_length, /*batch_size=*/2);
 
+            // BEGIN BOOK SOLUTION: the notebook's training cell (the student copy says what it runs)
             nb.code("from gpt_train import train_model_simple\n"
                     "\n"
                     "num_epochs = 1\n"
@@ -243,6 +248,13 @@ int main(int argc, char** argv) {
                     "    num_epochs=num_epochs, eval_freq=5, eval_iter=5,\n"
                     "    start_context=\"Every effort moves you\", tokenizer=tokenizer\n"
                     ")");
+            // STUDENT COPY: nb.added_code("# exercise 5.4: section 5.2's train_model_simple for one more epoch (num_epochs is 1)\n"
+            // STUDENT COPY:               "train_losses, val_losses, tokens_seen = train_model_simple(\n"
+            // STUDENT COPY:               "    model, train_loader, val_loader, optimizer, device,\n"
+            // STUDENT COPY:               "    num_epochs=num_epochs, eval_freq=5, eval_iter=5,\n"
+            // STUDENT COPY:               "    start_context=\"Every effort moves you\", tokenizer=tokenizer\n"
+            // STUDENT COPY:               ")");
+            // END BOOK SOLUTION
             TrainSettings settings;
             settings.num_epochs = 1;
             settings.eval_freq = v.eval_freq;

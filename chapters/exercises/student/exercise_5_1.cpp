@@ -77,40 +77,10 @@ int main(int argc, char** argv) {
         if (variant)
             nb.note(fmt::format("--variant {}: other logits, the temperatures {}, the probability of \"{}\" at temperature {}", variant,
                                 fmt::join(v.temperatures, ", "), kInverseVocab[v.word_idx], v.temperatures[v.temperature_idx]));
-        nb.code("import torch\n"
-                "\n"
-                "vocab = { \n"
-                "    \"closer\": 0,\n"
-                "    \"every\": 1, \n"
-                "    \"effort\": 2, \n"
-                "    \"forward\": 3,\n"
-                "    \"inches\": 4,\n"
-                "    \"moves\": 5, \n"
-                "    \"pizza\": 6,\n"
-                "    \"toward\": 7,\n"
-                "    \"you\": 8,\n"
-                "} \n"
-                "inverse_vocab = {v: k for k, v in vocab.items()}\n"
-                "\n"
-                "next_token_logits = torch.tensor(\n"
-                "    [4.51, 0.89, -1.90, 6.75, 1.63, -1.62, -1.89, 6.28, 1.79]\n"
-                ")\n"
-                "\n"
-                "def print_sampled_tokens(probas):\n"
-                "    torch.manual_seed(123)\n"
-                "    sample = [torch.multinomial(probas, num_samples=1).item() for i in range(1_000)]\n"
-                "    sampled_ids = torch.bincount(torch.tensor(sample))\n"
-                "    for i, freq in enumerate(sampled_ids):\n"
-                "        print(f\"{freq} x {inverse_vocab[i]}\")\n"
-                "\n"
-                "\n"
-                "def softmax_with_temperature(logits, temperature):\n"
-                "    scaled_logits = logits / temperature\n"
-                "    return torch.softmax(scaled_logits, dim=0)\n"
-                "\n"
-                "\n"
-                "temperatures = [1, 0.1, 5]  # Original, higher, and lower temperature\n"
-                "scaled_probas = [softmax_with_temperature(next_token_logits, T) for T in temperatures]");
+        nb.added_code("# exercise 5.1: section 5.3's vocab, inverse_vocab, next_token_logits, softmax_with_temperature\n"
+                      "# and print_sampled_tokens (counting without minlength: no line after the last word sampled)\n"
+                      "temperatures = [1, 0.1, 5]  # Original, higher confidence, and lower confidence\n"
+                      "scaled_probas = [softmax_with_temperature(next_token_logits, T) for T in temperatures]");
         const Tensor<1> next_token_logits = v.logits;  // [V=9]
         const std::vector<double>& temperatures = v.temperatures;  // the book's: original, higher, and lower temperature
         std::vector<Tensor<1>> scaled_probas;               // each [V]

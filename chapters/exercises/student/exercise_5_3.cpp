@@ -123,37 +123,18 @@ int main(int argc, char** argv) {
                 nb.note("--untrained: the model.load_state_dict line is left out: the model is the untrained one\n"
                         "GPTModel(GPT_CONFIG_124M) builds after torch.manual_seed(123). The notebook's outputs come from\n"
                         "the model chapter 5 trained for 10 epochs (model.pth).");
-            nb.code("import tiktoken\n"
-                    "import torch\n"
-                    "from previous_chapters import GPTModel\n"
-                    "\n"
-                    "\n"
-                    "GPT_CONFIG_124M = {\n"
-                    "    \"vocab_size\": 50257,  # Vocabulary size\n"
-                    "    \"context_length\": 256,       # Shortened context length (orig: 1024)\n"
-                    "    \"emb_dim\": 768,       # Embedding dimension\n"
-                    "    \"n_heads\": 12,        # Number of attention heads\n"
-                    "    \"n_layers\": 12,       # Number of layers\n"
-                    "    \"drop_rate\": 0.1,     # Dropout rate\n"
-                    "    \"qkv_bias\": False     # Query-key-value bias\n"
-                    "}\n"
-                    "\n"
-                    "\n"
-                    "torch.manual_seed(123)\n"
-                    "\n"
-                    "tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
-                    "model = GPTModel(GPT_CONFIG_124M)\n" +
-                    std::string(untrained ? "" : "model.load_state_dict(torch.load(\"model.pth\", weights_only=True))\n") +
-                    "model.eval();");
+            nb.added_code("# exercise 5.3: GPT-2's tokenizer, and GPTModel(GPT_CONFIG_124M) with context_length 256 built after\n"
+                          "# torch.manual_seed(123), the weights section 5.4 saved to model.pth loaded (unless --untrained),\n"
+                          "# in eval mode");
             gen.manual_seed(seed);
             const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
             Progress building("building GPTModel(GPT_CONFIG_124M): block");
             GPTModel model(gen, cfg, [&](std::size_t i, std::size_t n) { building(i, n); });
-            if (state) load_state_dict(model, *state);  // model.load_state_dict(torch.load("model.pth", weights_only=True))
+            if (state) load_state_dict(model, *state);  // model.pth's weights, as the notebook's model.load_state_dict loads them
             model.train(false);                                                     // model.eval()
 
-            nb.code("from gpt_generate import generate, text_to_token_ids, token_ids_to_text\n"
-                    "from previous_chapters import generate_text_simple");
+            nb.added_code("# exercise 5.3: chapter 5's generate (section 5.3.3), text_to_token_ids and token_ids_to_text\n"
+                          "from previous_chapters import generate_text_simple");
             nb.code("# Deterministic function that used torch.argmax\n"
                     "\n"
                     "start_context = \"Every effort moves you\"\n"
