@@ -302,6 +302,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
         }
     }
 
+    llmfs::set_aside_other_chapters(check.results, check.cells, chapter);
     const llmfs::Summary summary = llmfs::summarize(check.results);
     const llmfs::Completeness completeness = llmfs::check_completeness(notebook, check.cells, chapter);
     const auto code_of = [&](std::size_t index) { return notebook[index - 1].code; };

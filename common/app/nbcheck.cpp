@@ -548,6 +548,20 @@ std::vector<CellResult> check_notebook(const std::vector<NotebookCell>& notebook
     return results;
 }
 
+void set_aside_other_chapters(std::vector<CellResult>& results, const std::vector<ProgramCell>& cells,
+                              const std::vector<std::string>& chapter_programs) {
+    for (CellResult& r : results) {
+        if (!r.program_cell || r.status == CellStatus::match || r.code_change.empty()) continue;
+        const std::string& program = cells[*r.program_cell].program;
+        if (std::find(chapter_programs.begin(), chapter_programs.end(), program) != chapter_programs.end()) continue;
+        r.status = CellStatus::not_covered;
+        r.reason = "another chapter's code (" + program + ") on this notebook's changes (" + r.code_change + ")";
+        r.program_cell.reset();
+        r.diff.clear();
+        r.code_change.clear();
+    }
+}
+
 Completeness check_completeness(const std::vector<NotebookCell>& notebook, const std::vector<ProgramCell>& cells,
                                 const std::vector<std::string>& chapter_programs) {
     const ProgramIndex index(cells, /*silent=*/true);

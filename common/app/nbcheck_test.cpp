@@ -123,6 +123,24 @@ TEST_CASE("check_notebook: version prints, figures and unknown cells are not cov
     for (const auto& r : results) CHECK(r.status == CellStatus::not_covered);
 }
 
+TEST_CASE("set_aside_other_chapters: another chapter's cell with changed code and output is not covered") {
+    const auto program = parse_annotated("ch03_naive_attention", kAnnotated);
+    NotebookCell same{1, "query = inputs[1]\nprint(query)", "tensor([0.5500, 0.8700, 0.6600])\n"};
+    NotebookCell changed{2, "mha = MultiHeadAttentionWrapper(d_in, d_out, context_length, 0.0, num_heads=2)\nmha.double()\nprint(mha(batch).shape)",
+                         "torch.Size([2, 6, 4])\n\ntensor([[[1.]]], dtype=torch.float64)\n"};
+    auto results = check_notebook({same, changed}, program);
+    REQUIRE(results.size() == 2);
+    REQUIRE(results[1].status == CellStatus::differ);
+    REQUIRE(!results[1].code_change.empty());
+    auto own = results;
+    set_aside_other_chapters(own, program, {"ch03_naive_attention"});  // the notebook's own chapter: kept
+    CHECK(own[1].status == CellStatus::differ);
+    set_aside_other_chapters(results, program, {"ch07_instruction_data"});
+    CHECK(results[0].status == CellStatus::match);  // the same code and output: still checked
+    CHECK(results[1].status == CellStatus::not_covered);
+    CHECK(results[1].reason == "another chapter's code (ch03_naive_attention) on this notebook's changes (mha.double())");
+}
+
 TEST_CASE("check_notebook: chapter 2's print of torch.__version__ is a version print too") {
     const auto program = parse_annotated("ch03_naive_attention", kAnnotated);
     NotebookCell version{35, "import torch\nprint(\"PyTorch version:\", torch.__version__)", "PyTorch version: 2.5.1\n"};

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "llmfs/text/validate.hpp"
+
 namespace llmfs {
 
 namespace {
@@ -15,18 +17,6 @@ namespace {
 // The characters of str.isspace(), as a PCRE2 class body (no brackets).
 constexpr std::string_view kPythonSpaceClass =
     R"(\t\n\x{0b}\x{0c}\r\x{1c}-\x{1f} \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000})";
-
-// Decodes the UTF-8 code point at text[i] (text is valid UTF-8 or a lone byte is taken as is),
-// advancing i.
-char32_t next_code_point(std::string_view text, std::size_t& i) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    const int extra = b < 0x80 ? 0 : b < 0xE0 ? 1 : b < 0xF0 ? 2 : 3;
-    if (b >= 0x80 && b < 0xC0) { ++i; return b; }
-    char32_t c = extra == 0 ? b : extra == 1 ? (b & 0x1F) : extra == 2 ? (b & 0x0F) : (b & 0x07);
-    ++i;
-    for (int k = 0; k < extra && i < text.size(); ++k, ++i) c = (c << 6) | (static_cast<unsigned char>(text[i]) & 0x3F);
-    return c;
-}
 
 // `\s` outside a character class becomes the class of str.isspace(); inside one, its characters.
 std::string translate_pattern(std::string_view pattern) {

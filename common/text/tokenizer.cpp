@@ -35,25 +35,7 @@ namespace {
 
 constexpr std::string_view kEndOfTextText = "<|endoftext|>";
 
-// ---- UTF-8 ----------------------------------------------------------------------------------
-
-void append_utf8(std::string& out, char32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
+// ---- UTF-8 (append_utf8, next_code_point: validate.hpp) --------------------------------------
 
 // Throws std::invalid_argument unless `text` is well-formed UTF-8 (what a Python str encodes to).
 void check_utf8(std::string_view text) {
@@ -85,13 +67,9 @@ std::string decode_utf8_replace(std::string_view bytes) {
 std::vector<std::pair<char32_t, std::size_t>> code_points(std::string_view text) {
     std::vector<std::pair<char32_t, std::size_t>> out;
     for (std::size_t i = 0; i < text.size();) {
-        const std::size_t n = utf8_step(text, i).length;
-        char32_t cp = static_cast<unsigned char>(text[i]) & (n == 1 ? 0x7F : 0xFF >> (n + 1));
-        for (std::size_t k = 1; k < n; ++k) {
-            cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-        }
-        out.emplace_back(cp, n);
-        i += n;
+        const std::size_t start = i;
+        const char32_t cp = next_code_point(text, i);
+        out.emplace_back(cp, i - start);
     }
     return out;
 }

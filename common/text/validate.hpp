@@ -26,6 +26,13 @@ Utf8Step utf8_step(std::string_view bytes, std::size_t i);
 // The first byte of `text` that does not start a well-formed UTF-8 sequence, or npos.
 std::size_t invalid_utf8_at(std::string_view text);
 
+// Appends code point `cp` to `out`, UTF-8 encoded (1 to 4 bytes).
+void append_utf8(std::string& out, char32_t cp);
+
+// Decodes the code point at text[i] and advances i past it. For well-formed UTF-8 (checked with
+// invalid_utf8_at, or by a JSON parser); a stray continuation byte is taken as is, one byte.
+char32_t next_code_point(std::string_view text, std::size_t& i);
+
 // What a pass over JSON text that builds nothing found (nlohmann's SAX parser is iterative, so
 // deep input cannot exhaust the stack here, nor in the code that later walks the document).
 struct JsonCheck {
