@@ -264,14 +264,17 @@ def notebook_run(book, sources, changes, epochs):
     branch reads it), GPT_CONFIG_124M updated by `changes` right after the first cell (whose own
     GPTModel is built with the changed configuration too), "n_epochs = 15" read as "n_epochs =
     {epochs}", and plt a stand-in. Returns (the outputs of the cells before section D.4, all
-    outputs), without the first cell's "torch version" line."""
+    outputs), without the first cell's: its "torch version" line and its "Device: cpu" (a line the
+    stored notebook's output of that cell lacks)."""
     import shutil
     import tempfile
     sys.path.insert(0, str(pathlib.Path(book, NOTEBOOK).parent))
     import previous_chapters as pc
-    original_gpt = pc.GPTModel
+    original_gpt, original_plt = pc.GPTModel, pc.plt
     pc.GPTModel = lambda cfg: original_gpt({**cfg, **changes})
-    sys.modules["matplotlib.pyplot"] = _Anything()
+    # previous_chapters bound its plt when first imported (the empty module main() installs):
+    # its plot_losses, which the last cell calls, needs the stand-in too
+    sys.modules["matplotlib.pyplot"] = pc.plt = _Anything()
     sys.modules["matplotlib"].pyplot = sys.modules["matplotlib.pyplot"]
     ns = {"__name__": "__main__"}
     outputs, before_d4 = [], None
@@ -289,11 +292,11 @@ def notebook_run(book, sources, changes, epochs):
                     exec(compile(source, f"<appendix-D cell {k}>", "exec"), ns)
                 if k == 0:
                     ns["GPT_CONFIG_124M"].update(changes)
-                    continue  # "torch version: ..."
+                    continue  # "torch version: ...", "Device: cpu"
                 outputs.append(buffer.getvalue())
         finally:
             os.chdir(cwd)
-            pc.GPTModel = original_gpt
+            pc.GPTModel, pc.plt = original_gpt, original_plt
     return before_d4, "".join(outputs)
 
 
