@@ -72,6 +72,11 @@ void setup(Notebook& nb, Generator& gen, const Options& o, State& s) {
             "    \"drop_rate\": 0.1,      # Dropout rate\n"
             "    \"qkv_bias\": False      # Query-key-value bias\n"
             "}");
+    const Options notebook;
+    if (o.cfg.context_length != notebook.cfg.context_length || o.cfg.emb_dim != notebook.cfg.emb_dim ||
+        o.cfg.n_heads != notebook.cfg.n_heads || o.cfg.n_layers != notebook.cfg.n_layers || o.n_epochs != notebook.n_epochs)
+        nb.note(fmt::format("Run with context_length {}, emb_dim {}, n_heads {}, n_layers {} and n_epochs = {} (the command line's).",
+                            o.cfg.context_length, o.cfg.emb_dim, o.cfg.n_heads, o.cfg.n_layers, o.n_epochs));
     // The cell's torch.manual_seed(123); model = GPTModel(...) is not built: the next seed
     // (the loaders' cell) replaces its draws, and only D.1's unused optimizer refers to it.
     nb.code("torch.manual_seed(123)\n"
@@ -214,7 +219,11 @@ int main(int argc, char** argv) {
         [&](CLI::App& app) {
             app.add_option("--pytorch", pytorch, "whose AdamW update to reproduce: 2 (the default; the book's notebooks ran 2.9) or 1.13")
                 ->type_name("{2,1.13}")
-                ->check(CLI::IsMember({"2", "1.13"}));
+                ->check(CLI::Validator(
+                    [](std::string& value) {
+                        return parse_pytorch_version(value) ? std::string() : "'" + value + "' is not a PyTorch version: use 2 or 1.13";
+                    },
+                    ""));
             app.add_option("--stop-after", o.stop_after, "the last section to run: D.1, D.2, D.3 (no training, seconds) or D.4 (the default: "
                                                           "trains for n_epochs, minutes at the notebook's size)")
                 ->check(CLI::IsMember({"D.1", "D.2", "D.3", "D.4"}));
