@@ -232,10 +232,12 @@ int main(int argc, char** argv) {
             add_size(app, "--n-heads", o.cfg.n_heads, "GPT_CONFIG_124M's n_heads (must divide --emb-dim)");
             add_size(app, "--n-layers", o.cfg.n_layers, "GPT_CONFIG_124M's n_layers");
             add_size(app, "--epochs", o.n_epochs, "n_epochs of sections D.1 and D.4");
+            app.callback([&o] {  // after parsing: a usage error (exit 2), as a bad value is
+                if (o.cfg.emb_dim % o.cfg.n_heads != 0)
+                    throw CLI::ValidationError("--n-heads", fmt::format("{} does not divide --emb-dim {}", o.cfg.n_heads, o.cfg.emb_dim));
+            });
         },
         [&](Notebook& nb, Generator& gen) {
-            if (o.cfg.emb_dim % o.cfg.n_heads != 0)
-                throw std::invalid_argument(fmt::format("--n-heads {} does not divide --emb-dim {}", o.cfg.n_heads, o.cfg.emb_dim));
             o.pytorch = *parse_pytorch_version(pytorch);
             State s;
             setup(nb, gen, o, s);
