@@ -142,7 +142,17 @@ void section_d3(Notebook& nb, Generator& gen, const Options& o, State& s) {
     const Batch& b = s.last_batch;  // the last batch of D.2's loop: input_batch [B, T]
     gpt_forward(model, xt::adapt(b.inputs, std::array<std::size_t, 2>{b.B, b.T}), saved);
     gpt_loss_backward(model, saved, b.targets.data(), grads);
-    nb.code("print(find_highest_gradient(model))");
+    nb.code("def find_highest_gradient(model):\n"
+            "    max_grad = None\n"
+            "    for param in model.parameters():\n"
+            "        if param.grad is not None:\n"
+            "            grad_values = param.grad.data.flatten()\n"
+            "            max_grad_param = grad_values.max()\n"
+            "            if max_grad is None or max_grad_param > max_grad:\n"
+            "                max_grad = max_grad_param\n"
+            "    return max_grad\n"
+            "\n"
+            "print(find_highest_gradient(model))");
     nb.note("The notebook ran on Apple's MPS device: it prints device='mps:0' and other digits.");
     const std::vector<GradView> views = gradient_views(grads);
     const float before = find_highest_gradient(views);
