@@ -11,9 +11,9 @@
 // Runs every chapter program once with --annotate (those that draw dropout once more with the
 // other kernel under --bernoulli auto), maps the notebook's cells onto the programs' cells by their
 // code (common/app/nbcheck.cpp) and compares the outputs (common/app/compare.cpp).
-// A training program (ch05_pretraining) runs once, with --bernoulli default whatever the notebook's
-// kernel: an MKL build's training cannot be matched (its sgemm is MKL's), and training twice would
-// double the longest run.
+// A training program (ch05_pretraining, appendix_d_training) runs once, with --bernoulli default
+// whatever the notebook's kernel: an MKL build's training cannot be matched (its sgemm is MKL's),
+// and training twice would double the longest run.
 // The book's exercise notebooks (exercise-solutions.ipynb of ch03-ch05) are checked against the
 // exercise programs, which run only when the chapter's own programs do not cover a notebook.
 // Exit status: 0 when no cell differs, 1 when one does or a program fails (or, with --strict, when
@@ -241,6 +241,14 @@ int run(const Options& opt, const std::filesystem::path& bin) {
         chapter = group.programs;
         if (looks_checked(check.results, group)) {
             notebook_covered = true;
+            // A chapter's notebook is checked against its own programs only: an earlier chapter's
+            // cell with like code (a download cell, GPTModel(GPT_CONFIG_124M)) is not its cell. An
+            // exercise notebook keeps its chapter's programs too (its cells reuse the chapter's).
+            if (!group.exercises()) {
+                const auto other = [&](const ProgramCell& c) { return std::find(chapter.begin(), chapter.end(), c.program) == chapter.end(); };
+                check.cells.erase(std::remove_if(check.cells.begin(), check.cells.end(), other), check.cells.end());
+                check.results = llmfs::check_notebook(notebook, check.cells);
+            }
             break;
         }
     }
@@ -249,8 +257,8 @@ int run(const Options& opt, const std::filesystem::path& bin) {
         const llmfs::Summary s = llmfs::summarize(check.results);
         throw std::invalid_argument(notebook_path + " does not look like chapter 2, 3, 4 or 5 of the book, or an exercise notebook of "
                                     "chapters 3 to 5: " + std::to_string(s.covered()) + " of its " + std::to_string(check.results.size()) +
-                                    " output cells match a chapter program (llmfs-nbcheck checks ch02, ch03, ch04 and ch05, and "
-                                    "their exercise notebooks)");
+                                    " output cells match a chapter program (llmfs-nbcheck checks ch02, ch03, ch04 and ch05, "
+                                    "their exercise notebooks, and appendix-D.ipynb)");
     }
 
     // The notebook is this chapter's: its training programs train now, unless --no-training.
@@ -394,7 +402,7 @@ int main(int argc, char** argv) {
         ->type_name("{auto,mkl,default}")
         ->check(CLI::IsMember({"auto", "mkl", "default"}).description(""));
     app.add_flag("--no-training", opt.no_training,
-                 "Stop the training programs (ch05_pretraining) before they train: seconds instead of minutes; their "
+                 "Stop the training programs (ch05_pretraining, appendix_d_training) before they train: seconds instead of minutes; their "
                  "training cells are then not covered");
     app.add_flag("--diff", opt.show_diff, "Show a unified diff (notebook against program) under each close or differ cell");
     app.add_flag("--json", opt.as_json, "Print the report as JSON");

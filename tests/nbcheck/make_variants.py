@@ -13,6 +13,8 @@ exercise-solutions.ipynb of ch03/01_main-chapter-code, ch04/01_main-chapter-code
 ch05/01_main-chapter-code at commit 28c65cd, unchanged.
 ch05_book.ipynb is the book's ch05/01_main-chapter-code/ch05.ipynb at commit 28c65cd (last changed in
 be5e2a3; 5.1 run on macOS, 5.2 on Apple's MPS device), its figures' PNG data shortened as above.
+appendix_d_book.ipynb is the book's appendix-D/01_main-chapter-code/appendix-D.ipynb at commit 28c65cd
+(last changed in 58f45ae; run on Apple's MPS device), its figures' PNG data shortened as above.
 ch02_book.ipynb and ch02_exercises_book.ipynb are the book's ch02/01_main-chapter-code/ch02.ipynb
 (last changed in be5e2a3) and exercise-solutions.ipynb at commit 28c65cd, unchanged.
 This script writes:
