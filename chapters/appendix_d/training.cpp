@@ -227,13 +227,7 @@ int main(int argc, char** argv) {
     return run_training_chapter(
         argc, argv, "Appendix D: learning-rate warmup, cosine decay, gradient clipping and the modified training function",
         [&](CLI::App& app) {
-            app.add_option("--pytorch", pytorch, "whose AdamW update to reproduce: 2 (the default; the book's notebooks ran 2.9) or 1.13")
-                ->type_name("{2,1.13}")
-                ->check(CLI::Validator(
-                    [](std::string& value) {
-                        return parse_pytorch_version(value) ? std::string() : "'" + value + "' is not a PyTorch version: use 2 or 1.13";
-                    },
-                    ""));
+            add_pytorch_option(app, pytorch);
             app.add_option("--stop-after", o.stop_after, "the last section to run: D.1, D.2, D.3 (no training, seconds) or D.4 (the default: "
                                                           "trains for n_epochs, minutes at the notebook's size)")
                 ->check(CLI::IsMember({"D.1", "D.2", "D.3", "D.4"}));

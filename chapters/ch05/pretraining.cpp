@@ -406,13 +406,7 @@ int main(int argc, char** argv) {
     return run_training_chapter(
         argc, argv, "5.1 Evaluating generative text models and 5.2 Training an LLM (the 124M GPT on the-verdict.txt)",
         [&](CLI::App& app) {
-            app.add_option("--pytorch", pytorch, "whose AdamW update to reproduce: 2 (the default; the book's notebooks ran 2.9) or 1.13")
-                ->type_name("{2,1.13}")
-                ->check(CLI::Validator(
-                    [](std::string& value) {
-                        return parse_pytorch_version(value) ? std::string() : "'" + value + "' is not a PyTorch version: use 2 or 1.13";
-                    },
-                    ""));
+            add_pytorch_option(app, pytorch);
             app.add_option("--stop-after", stop_after, "the last section to run: 5.1 (no training, seconds) or 5.2 (the default: "
                                                         "trains the 124M GPT for 10 epochs, minutes)")
                 ->type_name("{5.1,5.2}")

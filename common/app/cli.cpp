@@ -2,6 +2,7 @@
 #include "llmfs/fast/memory.hpp"
 #include "llmfs/fast/thread_pool.hpp"
 #include "llmfs/nn/gpt.hpp"
+#include "llmfs/train/adamw.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -162,6 +163,16 @@ int run_exercise(int argc, char** argv, const std::string& description, int vari
     };
     return run_chapter_with(argc, argv, description, training ? BernoulliKernel::standard : BernoulliKernel::mkl, options,
                             [&](Notebook& nb, Generator& gen) { body(nb, gen, variant); });
+}
+
+void add_pytorch_option(CLI::App& app, std::string& version_text) {
+    app.add_option("--pytorch", version_text, "whose AdamW update to reproduce: 2 (the default; the book's notebooks ran 2.9) or 1.13")
+        ->type_name("{2,1.13}")
+        ->check(CLI::Validator(
+            [](std::string& value) {
+                return parse_pytorch_version(value) ? std::string() : "'" + value + "' is not a PyTorch version: use 2 or 1.13";
+            },
+            ""));
 }
 
 int run_training_chapter(int argc, char** argv, const std::string& description,

@@ -54,6 +54,10 @@ int run_training_chapter(int argc, char** argv, const std::string& description,
                          const std::function<void(CLI::App&)>& add_options,
                          const std::function<void(Notebook&, Generator&)>& body);
 
+// A training program's --pytorch {2,1.13} into `version_text` (parse it with train/adamw.hpp's
+// parse_pytorch_version): whose AdamW update to reproduce; another value is a usage error.
+void add_pytorch_option(CLI::App& app, std::string& version_text);
+
 // An exercise program's (chapters/exercises): run_chapter (run_training_chapter when `training`),
 // plus --variant N, 1 <= N <= `variants`: the exercise's computation, through the same functions a
 // student edits, on other inputs (another seed, other sizes or configuration), which

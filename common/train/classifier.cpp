@@ -92,25 +92,11 @@ std::string classify_review(const std::string& text, GPTModel& model, const Gpt2
 
 std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const ClassifierGrads& g, std::size_t n_layers) {
     std::vector<std::pair<std::string, const std::vector<float>*>> out;
-    auto linear = [&](const std::string& name, const LinearGrads& lin) {
-        out.push_back({name + ".weight", &lin.weight});
-        if (!lin.bias.empty()) out.push_back({name + ".bias", &lin.bias});
-    };
-    const std::string p = "trf_blocks." + std::to_string(n_layers - 1) + ".";
-    const BlockGrads& b = g.block;
-    linear(p + "att.W_query", b.att.W_query);
-    linear(p + "att.W_key", b.att.W_key);
-    linear(p + "att.W_value", b.att.W_value);
-    linear(p + "att.out_proj", b.att.out_proj);
-    linear(p + "ff.layers.0", b.fc1);
-    linear(p + "ff.layers.2", b.fc2);
-    out.push_back({p + "norm1.scale", &b.norm1_scale});
-    out.push_back({p + "norm1.shift", &b.norm1_shift});
-    out.push_back({p + "norm2.scale", &b.norm2_scale});
-    out.push_back({p + "norm2.shift", &b.norm2_shift});
+    append_block_gradients(out, "trf_blocks." + std::to_string(n_layers - 1) + ".", g.block);
     out.push_back({"final_norm.scale", &g.final_scale});
     out.push_back({"final_norm.shift", &g.final_shift});
-    linear("out_head", g.out_head);
+    out.push_back({"out_head.weight", &g.out_head.weight});
+    if (!g.out_head.bias.empty()) out.push_back({"out_head.bias", &g.out_head.bias});
     return out;
 }
 

@@ -263,26 +263,27 @@ std::vector<ParameterView> named_parameters(GPTModel& model) {
     return out;
 }
 
-std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const GPTGrads& g) {
-    std::vector<std::pair<std::string, const std::vector<float>*>> out{{"tok_emb.weight", &g.tok_emb}, {"pos_emb.weight", &g.pos_emb}};
+void append_block_gradients(std::vector<std::pair<std::string, const std::vector<float>*>>& out, const std::string& p,
+                            const BlockGrads& b) {
     auto linear = [&](const std::string& name, const LinearGrads& lin) {
         out.push_back({name + ".weight", &lin.weight});
         if (!lin.bias.empty()) out.push_back({name + ".bias", &lin.bias});
     };
-    for (std::size_t l = 0; l < g.blocks.size(); ++l) {
-        const std::string p = "trf_blocks." + std::to_string(l) + ".";
-        const BlockGrads& b = g.blocks[l];
-        linear(p + "att.W_query", b.att.W_query);
-        linear(p + "att.W_key", b.att.W_key);
-        linear(p + "att.W_value", b.att.W_value);
-        linear(p + "att.out_proj", b.att.out_proj);
-        linear(p + "ff.layers.0", b.fc1);
-        linear(p + "ff.layers.2", b.fc2);
-        out.push_back({p + "norm1.scale", &b.norm1_scale});
-        out.push_back({p + "norm1.shift", &b.norm1_shift});
-        out.push_back({p + "norm2.scale", &b.norm2_scale});
-        out.push_back({p + "norm2.shift", &b.norm2_shift});
-    }
+    linear(p + "att.W_query", b.att.W_query);
+    linear(p + "att.W_key", b.att.W_key);
+    linear(p + "att.W_value", b.att.W_value);
+    linear(p + "att.out_proj", b.att.out_proj);
+    linear(p + "ff.layers.0", b.fc1);
+    linear(p + "ff.layers.2", b.fc2);
+    out.push_back({p + "norm1.scale", &b.norm1_scale});
+    out.push_back({p + "norm1.shift", &b.norm1_shift});
+    out.push_back({p + "norm2.scale", &b.norm2_scale});
+    out.push_back({p + "norm2.shift", &b.norm2_shift});
+}
+
+std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const GPTGrads& g) {
+    std::vector<std::pair<std::string, const std::vector<float>*>> out{{"tok_emb.weight", &g.tok_emb}, {"pos_emb.weight", &g.pos_emb}};
+    for (std::size_t l = 0; l < g.blocks.size(); ++l) append_block_gradients(out, "trf_blocks." + std::to_string(l) + ".", g.blocks[l]);
     out.push_back({"final_norm.scale", &g.final_scale});
     out.push_back({"final_norm.shift", &g.final_shift});
     out.push_back({"out_head.weight", &g.out_head});

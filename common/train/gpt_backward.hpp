@@ -59,6 +59,10 @@ struct ParameterView {
 std::vector<ParameterView> named_parameters(GPTModel& model);
 // The gradients in the same order (names as named_parameters gives them).
 std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const GPTGrads& grads);
+// One block's gradients, named as its parameters with `prefix` ("trf_blocks.3."), appended to `out`
+// in named_parameters() order.
+void append_block_gradients(std::vector<std::pair<std::string, const std::vector<float>*>>& out, const std::string& prefix,
+                            const BlockGrads& block);
 
 // Which code runs the step: the teaching modules (the chapter's Tensor operations, each layer's
 // reference backward), or the fast kernels (the same float operations in the same order, so the
