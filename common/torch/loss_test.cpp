@@ -45,7 +45,12 @@ TEST_CASE("cross_entropy and its backward: PyTorch's loss and gradient bits, fro
         const Inputs in = inputs_of(c);
         REQUIRE(fnv1a64(in.logits) == c.at("logits_fnv1a64"));
         REQUIRE(in.targets == c.indices("targets"));
-        CHECK(hex32(cross_entropy(in.logits.data(), in.N, in.V, in.targets.data())) == c.at("loss"));
+        // Every target ignored: PyTorch's mean is 0/0, the CPU's default NaN, whose sign is the
+        // CPU's (x86, where the goldens were made: ffc00000; ARM: 7fc00000). Expected as this CPU's.
+        volatile float zero = 0.0f;
+        const bool all_ignored = c.at("loss") == "ffc00000";
+        const std::string loss = all_ignored ? hex32(zero / zero) : c.at("loss");
+        CHECK(hex32(cross_entropy(in.logits.data(), in.N, in.V, in.targets.data())) == loss);
         std::vector<float> log_probs(in.logits.size());
         log_softmax_rows(in.logits.data(), log_probs.data(), in.N, in.V);
         CHECK(fnv1a64(log_probs) == c.at("log_softmax_fnv1a64"));
@@ -77,14 +82,19 @@ TEST_CASE("cross_entropy with ignore_index -100 (chapter 7's padding): PyTorch's
         for (std::size_t i = 0; i < in.N; ++i)
             if (i % every == phase || i + tail >= in.N) in.targets[i] = kIgnoreIndex;
         REQUIRE(in.targets == c.indices("targets"));
-        CHECK(hex32(cross_entropy(in.logits.data(), in.N, in.V, in.targets.data())) == c.at("loss"));
+        // Every target ignored: PyTorch's mean is 0/0, the CPU's default NaN, whose sign is the
+        // CPU's (x86, where the goldens were made: ffc00000; ARM: 7fc00000). Expected as this CPU's.
+        volatile float zero = 0.0f;
+        const bool all_ignored = c.at("loss") == "ffc00000";
+        const std::string loss = all_ignored ? hex32(zero / zero) : c.at("loss");
+        CHECK(hex32(cross_entropy(in.logits.data(), in.N, in.V, in.targets.data())) == loss);
         std::vector<float> log_probs(in.logits.size());
         log_softmax_rows(in.logits.data(), log_probs.data(), in.N, in.V);
-        CHECK(hex32(nll_loss_mean(log_probs.data(), in.N, in.V, in.targets.data())) == c.at("loss"));
+        CHECK(hex32(nll_loss_mean(log_probs.data(), in.N, in.V, in.targets.data())) == loss);
         std::vector<float> grad(in.logits.size()), pooled(in.logits.size());
-        CHECK(hex32(cross_entropy_backward(in.logits.data(), in.N, in.V, in.targets.data(), grad.data())) == c.at("loss"));
+        CHECK(hex32(cross_entropy_backward(in.logits.data(), in.N, in.V, in.targets.data(), grad.data())) == loss);
         CHECK(fnv1a64(grad) == c.at("grad_fnv1a64"));
-        CHECK(hex32(cross_entropy_backward(in.logits.data(), in.N, in.V, in.targets.data(), pooled.data(), serial)) == c.at("loss"));
+        CHECK(hex32(cross_entropy_backward(in.logits.data(), in.N, in.V, in.targets.data(), pooled.data(), serial)) == loss);
         CHECK(fnv1a64(pooled) == c.at("grad_fnv1a64"));
     }
 }
