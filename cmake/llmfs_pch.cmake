@@ -7,7 +7,7 @@
 # One PCH, built by its own target (llmfs_pch) with only the flags every target shares, and reused by
 # every executable and by libllmfs. GCC refuses a PCH built with a macro the file using it does not
 # define (-Winvalid-pch says so, and the file then parses the headers itself), so the PCH cannot be
-# libllmfs's own: that target defines LLMFS_SOURCE_DATA_DIR, which no program does.
+# libllmfs's own: that target defines LLMFS_GOLDEN_BLAS_KERNEL, which no program does.
 #
 # Only third-party headers, which change with the packages and not with our code. Every file still
 # includes what it uses (the PCH only makes that include cheap), and a build with
