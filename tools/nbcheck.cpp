@@ -19,6 +19,7 @@
 // Exit status: 0 when no cell differs, 1 when one does or a program fails (or, with --strict, when
 // the notebook is incomplete), 2 for bad input.
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -80,6 +81,37 @@ struct Run {
     std::vector<ProgramCell> cells;
     bool drew_dropout = false;  // the program said on stderr which dropout kernel it used
 };
+
+// The chapter a notebook's path names, as a group's name: ".../ch05/01_main-chapter-code/ch05.ipynb"
+// and "ch04_book.ipynb" give "ch05" and "ch04", "appendix-D.ipynb" gives "appendix_d"; nothing for
+// an exercise notebook (its report keeps the cells of every group tried before its own) or a path
+// that names no group. That group's programs run first: a chapter-5 notebook need not wait for the
+// chapter-3 and 4 programs (GPT-2 124M among them) to be refused by them first.
+std::string named_group(const std::string& path, const std::vector<Group>& groups) {
+    std::string lower;
+    for (const char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("exercise") != std::string::npos) return "";
+    std::string name;
+    for (std::size_t i = 0; i + 2 < lower.size(); ++i) {
+        const bool starts_word = i == 0 || !std::isalnum(static_cast<unsigned char>(lower[i - 1]));
+        if (!starts_word) continue;
+        if (lower.compare(i, 2, "ch") == 0 && std::isdigit(static_cast<unsigned char>(lower[i + 2]))) {
+            std::size_t j = i + 2;
+            while (j < lower.size() && lower[j] == '0') ++j;
+            std::string digits;
+            while (j < lower.size() && std::isdigit(static_cast<unsigned char>(lower[j]))) digits += lower[j++];
+            if (!digits.empty() && digits.size() <= 2) name = "ch" + std::string(2 - digits.size(), '0') + digits;
+        } else if (lower.compare(i, 8, "appendix") == 0) {
+            std::size_t j = i + 8;
+            if (j < lower.size() && (lower[j] == '-' || lower[j] == '_' || lower[j] == ' ')) ++j;
+            if (j < lower.size() && std::isalpha(static_cast<unsigned char>(lower[j])) &&
+                (j + 1 == lower.size() || !std::isalnum(static_cast<unsigned char>(lower[j + 1]))))
+                name = std::string("appendix_") + lower[j];
+        }
+    }
+    const bool known = std::any_of(groups.begin(), groups.end(), [&](const Group& g) { return g.name == name; });
+    return known ? name : "";
+}
 
 // A chapter program must run; an exercise program may stop (a student build's TODO), which leaves
 // its cells uncovered and says so on stderr.
@@ -221,21 +253,34 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     };
     const std::vector<Group> groups = program_groups();
     const std::map<std::string, std::string> training = training_programs();
+    // The group the notebook's path names first (named_group); if it does not cover the notebook,
+    // every group in order, as if it had not been tried (its runs are kept, not repeated).
+    std::vector<Group> order = groups;
+    if (const std::string named = named_group(notebook_path, groups); !named.empty()) {
+        const auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.name == named; });
+        order.insert(order.begin(), *it);
+    }
+    std::map<std::string, Run> runs;  // program -> its run
     std::vector<std::string> chapter;  // the programs of the group that covers the notebook
-    for (const Group& group : groups) {
+    for (std::size_t g = 0; g < order.size(); ++g) {
+        const Group& group = order[g];
+        if (g == 1 && order.size() > groups.size()) check.cells.clear();  // the named group did not cover it
         for (const std::string& program : group.programs) {
-            if (const auto t = training.find(program); t != training.end()) {
-                // Until the notebook is known to be this chapter's, only the sections before training
-                // (a training exercise, which continues a checkpoint, runs whole: it is short).
-                const Run r = run_annotated(bin, program, "default", group.exercises(),
-                                            t->second.empty() ? std::vector<std::string>{} : std::vector<std::string>{"--stop-after", t->second});
-                dropout[program] = false;  // never run again with the other kernel
-                check.cells.insert(check.cells.end(), r.cells.begin(), r.cells.end());
-                continue;
+            auto done = runs.find(program);
+            if (done == runs.end()) {
+                if (const auto t = training.find(program); t != training.end()) {
+                    // Until the notebook is known to be this chapter's, only the sections before training
+                    // (a training exercise, which continues a checkpoint, runs whole: it is short).
+                    Run r = run_annotated(bin, program, "default", group.exercises(),
+                                          t->second.empty() ? std::vector<std::string>{} : std::vector<std::string>{"--stop-after", t->second});
+                    r.drew_dropout = false;  // never run again with the other kernel
+                    done = runs.emplace(program, std::move(r)).first;
+                } else {
+                    done = runs.emplace(program, run_annotated(bin, program, first_kernel, group.exercises())).first;
+                }
             }
-            Run r = run_annotated(bin, program, first_kernel, group.exercises());
-            dropout[program] = r.drew_dropout;
-            check.cells.insert(check.cells.end(), r.cells.begin(), r.cells.end());
+            dropout[program] = done->second.drew_dropout;
+            check.cells.insert(check.cells.end(), done->second.cells.begin(), done->second.cells.end());
         }
         check.results = llmfs::check_notebook(notebook, check.cells);
         chapter = group.programs;
