@@ -22,13 +22,34 @@ Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features
     init_linear_(gen, weight.data.data(), out_features, in_features, bias ? bias->data.data() : nullptr);
 }
 
+LoRA::LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t rank_, double alpha_)
+    : A(Tensor<2>::parameter(Array<2>::from_shape({in_dim, rank_}))),
+      B(Tensor<2>::parameter(xt::zeros<float>({rank_, out_dim}))),
+      alpha(alpha_),
+      rank(rank_) {
+    if (rank == 0) throw std::invalid_argument("LoRA: rank must be positive (alpha / rank)");
+    // kaiming_uniform_(A, a=sqrt(5)): nn.Linear's weight rule with fan_in = A.size(1) = rank
+    init_linear_(gen, A.data.data(), in_dim, rank, /*bias=*/nullptr);
+}
+
+void LoRA::add_to(const float* x, std::size_t rows, float* t, float* y) const {
+    const std::size_t in = A.data.shape()[0], out = B.data.shape()[1];
+    std::vector<float> u(rows * out);
+    gemm(x, A.data.data(), t, rows, in, rank, /*b_transposed=*/false, /*accumulate=*/false);         // x @ A      [rows, r]
+    gemm(t, B.data.data(), u.data(), rows, rank, out, /*b_transposed=*/false, /*accumulate=*/false);  // (x @ A) @ B [rows, out]
+    const float s = scale();
+    for (std::size_t i = 0; i < rows * out; ++i) y[i] = y[i] + u[i] * s;  // linear(x) + alpha / rank * (...)
+}
+
 void Linear::forward_rows(const float* x, std::size_t rows, float* y, RowsFn then) const {
+    if (lora) throw std::logic_error("Linear::forward_rows: the generation kernels have no LoRA path; use operator()");
     linear_rows(x, rows, weight.data.data(), bias ? bias->data.data() : nullptr, in_features(), out_features(), y, then);
 }
 
 void Linear::forward_rows_each(const float* x, std::size_t rows, const std::vector<std::pair<const Linear*, float*>>& layers) {
     std::vector<LinearOutput> outputs;
     for (const auto& [layer, y] : layers) {
+        if (layer->lora) throw std::logic_error("Linear::forward_rows_each: the generation kernels have no LoRA path; use operator()");
         if (layer->in_features() != layers.front().first->in_features())
             throw_shape_error("Linear::forward_rows_each", layer->weight.shape(), layers.front().first->weight.shape(),
                               "every layer must take the same in_features");

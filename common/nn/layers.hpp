@@ -45,10 +45,32 @@ Array<N> randn(Generator& gen, const std::array<std::size_t, N>& shape) {
 // zeros without a draw (for a model whose every parameter is then loaded from a checkpoint).
 enum class Init { draw, zeros };
 
+// Appendix E's LoRALayer(in_dim, out_dim, rank, alpha): (alpha / rank) * (x @ A @ B), with
+//   self.A = nn.Parameter(torch.empty(in_dim, rank)); kaiming_uniform_(self.A, a=math.sqrt(5))
+//   self.B = nn.Parameter(torch.zeros(rank, out_dim))                  # no draw
+// kaiming_uniform_ takes fan_in from A's second dim: the bound is sqrt(3) * gain / sqrt(rank).
+struct LoRA {
+    Tensor<2> A;  // [in, r]
+    Tensor<2> B;  // [r, out]
+    double alpha = 0.0;
+    std::size_t rank = 0;
+
+    LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t rank, double alpha);
+    std::size_t num_parameters() const { return A.data.size() + B.data.size(); }
+    // (self.alpha / self.rank) as the float the multiply uses: a Python float times a float32 tensor.
+    float scale() const { return static_cast<float>(alpha / static_cast<double>(rank)); }
+    // x [rows, in] -> t = x @ A [rows, r] (mm, as matmul folds a 3-D x), then y += scale * (t @ B):
+    // each y element gets (t @ B) * scale added after the multiply's rounding (LinearWithLoRA's
+    // self.linear(x) + self.lora(x)). t is a buffer of rows * r floats.
+    void add_to(const float* x, std::size_t rows, float* t, float* y) const;
+};
+
 // nn.Linear(in_features, out_features, bias): y = x @ W^T + b
+// With `lora` set it is appendix E's LinearWithLoRA: self.linear(x) + self.lora(x).
 struct Linear {
     Tensor<2> weight;               // [out, in]
     std::optional<Tensor<1>> bias;  // [out]
+    std::optional<LoRA> lora;       // LinearWithLoRA's adapter (replace_linear_with_lora, nn/lora.hpp)
 
     // Draws weight then bias from `gen`, as nn.Linear's reset_parameters() does.
     // Init::zeros: zero weight and bias, the generator untouched.
@@ -56,7 +78,9 @@ struct Linear {
 
     std::size_t in_features() const { return weight.data.shape()[1]; }
     std::size_t out_features() const { return weight.data.shape()[0]; }
-    std::size_t num_parameters() const { return weight.data.size() + (bias ? bias->data.size() : 0); }
+    std::size_t num_parameters() const {
+        return weight.data.size() + (bias ? bias->data.size() : 0) + (lora ? lora->num_parameters() : 0);
+    }
     // The same product on raw rows through the fast kernels (linear_rows, fast/kernels.hpp), for the
     // generation paths: x [rows, in] -> y [rows, out]. Its last bits may differ from operator()'s.
     // `then` (gelu_inplace) is applied to y afterwards, inside the pooled product for one row.
@@ -82,6 +106,11 @@ struct Linear {
             y_rows = xt::broadcast(bias->data, {rows, out});
         }
         gemm(x.data.data(), weight.data.data(), y.data(), rows, in, out, /*b_transposed=*/true, /*accumulate=*/bias.has_value());
+        if (lora) {  // LinearWithLoRA: self.linear(x) + self.lora(x)
+            std::vector<float> t(rows * lora->rank);
+            lora->add_to(x.data.data(), rows, t.data(), y.data());
+            return {std::move(y), detail::node("AddBackward0", x, weight, lora->A, lora->B)};
+        }
         const char* node = N == 2 ? (bias ? "AddmmBackward0" : "MmBackward0") : (bias ? "ViewBackward0" : "UnsafeViewBackward0");
         return bias ? Tensor<N>{std::move(y), detail::node(node, x, weight, *bias)} : Tensor<N>{std::move(y), detail::node(node, x, weight)};
     }

@@ -70,9 +70,19 @@ ModuleRepr sequence(std::string name, std::vector<ModuleRepr> items, bool module
 
 std::string repr(const ModuleRepr& module) { return module.module_list ? module_list_text(module) : module_text(module); }
 
+void rename_children(ModuleRepr& module, const std::string& from, const std::string& to) {
+    for (auto& [name, child] : module.children) {
+        if (name == from) name = to;
+        rename_children(child, from, to);
+    }
+}
+
 ModuleRepr module_repr(const Linear& linear) {
-    return leaf("Linear", fmt::format("in_features={}, out_features={}, bias={}", linear.in_features(), linear.out_features(),
-                                      linear.bias ? "True" : "False"));
+    ModuleRepr plain = leaf("Linear", fmt::format("in_features={}, out_features={}, bias={}", linear.in_features(),
+                                                  linear.out_features(), linear.bias ? "True" : "False"));
+    if (!linear.lora) return plain;
+    // appendix E's LinearWithLoRA: children linear, lora (LoRALayer has no extra_repr)
+    return {"LinearWithLoRA", {}, {{"linear", std::move(plain)}, {"lora", leaf("LoRALayer")}}, false};
 }
 
 ModuleRepr module_repr(const Dropout& dropout) { return leaf("Dropout", "p=" + python_float_repr(dropout.p()) + ", inplace=False"); }

@@ -28,6 +28,9 @@ struct ModuleRepr {
 
 // repr(module)
 std::string repr(const ModuleRepr& module);
+// Renames every child called `from`, at any depth (appendix E's previous_chapters.py names the
+// block's dropout drop_resid where chapter 4's names it drop_shortcut).
+void rename_children(ModuleRepr& module, const std::string& from, const std::string& to);
 inline std::string to_text(const ModuleRepr& module) { return repr(module); }  // print(module)
 
 // The module tree of each of the book's nn.Modules (attribute names as in the book's classes).

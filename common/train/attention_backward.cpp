@@ -85,7 +85,58 @@ void for_heads(std::size_t heads, bool pooled, const std::function<void(std::siz
 
 }  // namespace
 
+namespace {
+
+// A LinearWithLoRA's backward (linear_layer_backward's comment): x's two gradients into from_lora
+// and from_linear [N, C], the adapter's into g.
+void lora_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* from_lora, float* from_linear,
+                         LinearGrads& g) {
+    const LoRA& lora = *layer.lora;
+    const std::size_t C = layer.in_features(), O = layer.out_features(), r = lora.rank;
+    const int n = static_cast<int>(N), c = static_cast<int>(C), o = static_cast<int>(O), k = static_cast<int>(r);
+    g.weight.clear();
+    g.bias.clear();
+    g.lora_A.assign(C * r, 0.0f);
+    g.lora_B.assign(r * O, 0.0f);
+    std::vector<float> gs(N * O), t(N * r), dt(N * r, 0.0f);
+    const float scale = lora.scale();
+    for (std::size_t i = 0; i < N * O; ++i) gs[i] = dy[i] * scale;                                 // MulBackward0
+    gemm(x, lora.A.data.data(), t.data(), N, C, r, /*b_transposed=*/false, /*accumulate=*/false);  // t = x @ A [N, r]
+    std::fill(from_lora, from_lora + N * C, 0.0f);
+    std::fill(from_linear, from_linear + N * C, 0.0f);
+    if (N == 0 || C == 0 || O == 0) return;  // empty products: zeros, as PyTorch's
+    const float* A = lora.A.data.data();
+    const float* B = lora.B.data.data();
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, o, k, n, 1.0f, gs.data(), o, t.data(), k, 0.0f, g.lora_B.data(), o);  // dB
+    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, k, n, o, 1.0f, B, o, gs.data(), o, 0.0f, dt.data(), k);             // dt
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, c, n, 1.0f, dt.data(), k, x, c, 0.0f, g.lora_A.data(), k);      // dA
+    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, c, n, k, 1.0f, A, k, dt.data(), k, 0.0f, from_lora, c);            // dt @ A^T
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, c, n, o, 1.0f, layer.weight.data.data(), c, dy, o, 0.0f, from_linear, c);  // dy @ W
+}
+
+}  // namespace
+
+void linear_layer_backward_add(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g) {
+    const std::size_t C = layer.in_features();
+    std::vector<float> from_lora(N * C), from_linear(N * C);
+    if (layer.lora) {
+        lora_layer_backward(layer, x, dy, N, from_lora.data(), from_linear.data(), g);
+        for (std::size_t i = 0; i < N * C; ++i) dx[i] = (dx[i] + from_lora[i]) + from_linear[i];
+        return;
+    }
+    linear_layer_backward(layer, x, dy, N, from_linear.data(), g);
+    for (std::size_t i = 0; i < N * C; ++i) dx[i] = dx[i] + from_linear[i];
+}
+
 void linear_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g) {
+    if (layer.lora) {
+        const std::size_t C = layer.in_features();
+        std::vector<float> from_lora(N * C), from_linear(N * C);
+        lora_layer_backward(layer, x, dy, N, from_lora.data(), from_linear.data(), g);
+        if (dx != nullptr)
+            for (std::size_t i = 0; i < N * C; ++i) dx[i] = from_lora[i] + from_linear[i];
+        return;
+    }
     g.weight.resize(layer.weight.data.size());  // every value set below
     g.bias.resize(layer.bias ? layer.bias->data.size() : 0);
     linear_backward(x, layer.weight.data.data(), dy, N, layer.in_features(), layer.out_features(), dx, g.weight.data(),
@@ -217,6 +268,12 @@ void attention_backward_impl(const MultiHeadAttention& mha, const AttentionSaved
     });
     // W_value, W_query, W_key: the reverse of their creation; x's gradient (dV's + dQ's) + dK's
     const std::size_t d_in = mha.W_key.in_features();
+    if (mha.W_value.lora || mha.W_query.lora || mha.W_key.lora) {  // LinearWithLoRA: x gets two gradients from each
+        linear_layer_backward(mha.W_value, s.x.data(), dv.data(), N, dx, grads.W_value);
+        linear_layer_backward_add(mha.W_query, s.x.data(), dq.data(), N, dx, grads.W_query);
+        linear_layer_backward_add(mha.W_key, s.x.data(), dk.data(), N, dx, grads.W_key);
+        return;
+    }
     from_q.resize(N * d_in), from_k.resize(N * d_in);
     linear_layer_backward(mha.W_value, s.x.data(), dv.data(), N, dx, grads.W_value);
     linear_layer_backward(mha.W_query, s.x.data(), dq.data(), N, from_q.data(), grads.W_query);
@@ -244,6 +301,10 @@ void linear_forward(const Linear& layer, const float* x, std::size_t rows, float
         for (std::size_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);  // bias broadcast, then addmm's beta = 1
     }
     gemm(x, layer.weight.data.data(), y, rows, in, out, /*b_transposed=*/true, /*accumulate=*/layer.bias.has_value());
+    if (layer.lora) {  // LinearWithLoRA: + self.lora(x)
+        std::vector<float> t(rows * layer.lora->rank);
+        layer.lora->add_to(x, rows, t.data(), y);
+    }
 }
 
 void attention_forward_fast(const MultiHeadAttention& mha, const float* x, std::size_t B, std::size_t T, AttentionSaved& s, float* out) {

@@ -38,12 +38,26 @@ struct AttentionSaved {
 };
 
 struct LinearGrads {
-    std::vector<float> weight, bias;  // [O, C], [O] (empty without a bias)
+    std::vector<float> weight, bias;  // [O, C], [O] (empty without a bias, or for a LoRA layer: frozen)
+    std::vector<float> lora_A, lora_B;  // [C, r], [r, O]: a LinearWithLoRA's only gradients (else empty)
 };
 
 // layer's backward (linear_backward) for its input x [N, C] and output gradient dy [N, O]: dx
 // [N, C] set (or nullptr), g's weight and bias set.
+// A layer with a LoRA adapter (appendix E: every other parameter frozen before the adapters are
+// added) gets only the adapter's gradients, as autograd runs LinearWithLoRA's nodes, the adapter's
+// first (they were created last):
+//   MulBackward0 (alpha / rank *)   gs = dy * scale
+//   MmBackward0 (t @ B)             dB = t^T @ gs     sgemm('N','T', O, r, N, 1, gs, O, t, r, 0, dB, O)
+//                                   dt = gs @ B^T     sgemm('T','N', r, N, O, 1, B, O, gs, O, 0, dt, r)
+//   MmBackward0 (x @ A)             dA = x^T @ dt     sgemm('N','T', r, C, N, 1, dt, r, x, C, 0, dA, r)
+//                                   x gets dt @ A^T   sgemm('T','N', C, N, r, 1, A, r, dt, r, 0, ., C)
+//   the frozen linear               x gets dy @ W     (linear_backward's dx)
+// with t = x @ A recomputed as the forward computed it; dx = the adapter's + the linear's.
 void linear_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g);
+// The same, x's gradients added onto dx in their arrival order: dx = (dx + the adapter's) + the
+// linear's (without an adapter: dx + the linear's). For an input used by several layers.
+void linear_layer_backward_add(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g);
 
 struct AttentionGrads {
     LinearGrads W_query, W_key, W_value, out_proj;

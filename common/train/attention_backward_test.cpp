@@ -86,3 +86,56 @@ TEST_CASE("attention_backward: dx and dW_query by finite differences of sum(y * 
         CHECK(grads.W_query.weight[i] == Approx((up - down) / (2.0 * h)).margin(5e-3));
     }
 }
+
+TEST_CASE("attention_backward: LoRA adapters (appendix E): dx, dA and dB by finite differences, on every kernel") {
+    const std::size_t B = 2, T = 4, C = 4, r = 3;
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(5);
+    Array<3> x = Array<3>::from_shape({B, T, C});
+    gen.normal_(x.data(), x.size(), 0.0, 1.0);
+    MultiHeadAttention mha(gen, C, C, T, 0.0, 2, true);
+    for (Linear* l : {&mha.W_query, &mha.W_key, &mha.W_value, &mha.out_proj}) {
+        l->lora.emplace(gen, C, C, r, 5.0);                              // alpha / rank = 5/3: a rounded scale
+        gen.normal_(l->lora->B.data.data(), l->lora->B.data.size(), 0.0, 0.5);  // B != 0, so that A gets a gradient
+    }
+    std::vector<float> dy(B * T * C);
+    gen.normal_(dy.data(), dy.size(), 0.0, 1.0);
+    AttentionSaved saved;
+    const Tensor<3> y = attention_forward(mha, Tensor<3>(x), saved);
+    const bool same = y.data == mha.forward(Tensor<3>(x)).data;  // the training forward's bits are the module's
+    CHECK(same);
+    std::vector<float> dx(B * T * C);
+    AttentionGrads grads;
+    attention_backward(mha, saved, dy.data(), dx.data(), grads);
+    CHECK(grads.W_query.weight.empty());  // the frozen linear gets no gradient
+    auto loss = [&](const Array<3>& xs) {
+        const Tensor<3> out = mha.forward(Tensor<3>(xs));
+        double L = 0.0;
+        for (std::size_t i = 0; i < dy.size(); ++i) L += static_cast<double>(out.data.data()[i]) * dy[i];
+        return L;
+    };
+    const float h = 1e-2f;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        Array<3> plus = x, minus = x;
+        plus.data()[i] += h;
+        minus.data()[i] -= h;
+        CHECK(dx[i] == Approx((loss(plus) - loss(minus)) / (2.0 * h)).margin(1e-2));
+    }
+    const auto by_differences = [&](float* p, std::size_t n, const std::vector<float>& grad) {
+        REQUIRE(grad.size() == n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const float kept = p[i];
+            p[i] = kept + h;
+            const double up = loss(x);
+            p[i] = kept - h;
+            const double down = loss(x);
+            p[i] = kept;
+            CHECK(grad[i] == Approx((up - down) / (2.0 * h)).margin(1e-2));
+        }
+    };
+    by_differences(mha.W_query.lora->A.data.data(), C * r, grads.W_query.lora_A);
+    by_differences(mha.W_key.lora->B.data.data(), r * C, grads.W_key.lora_B);
+    by_differences(mha.W_value.lora->A.data.data(), C * r, grads.W_value.lora_A);
+    by_differences(mha.out_proj.lora->A.data.data(), C * r, grads.out_proj.lora_A);
+    by_differences(mha.out_proj.lora->B.data.data(), r * C, grads.out_proj.lora_B);
+}

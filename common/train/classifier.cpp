@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "llmfs/nn/lora.hpp"
 #include "llmfs/torch/loss.hpp"
 #include "llmfs/train/attention_backward.hpp"
 #include "llmfs/train/backward.hpp"
@@ -110,7 +111,14 @@ std::vector<ParameterView> trainable_parameters(GPTModel& model) {
     return out;
 }
 
-float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, ClassifierGrads& g) {
+namespace {
+
+// loss.backward() from cross_entropy(model(input_batch)[:, -1, :], labels) through out_head,
+// final_norm and the blocks from the last down to first_block (autograd stops below the lowest
+// block with a trainable parameter); block_grads[l - first_block] gets block l's gradients.
+float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, std::size_t first_block,
+                          BlockGrads* block_grads, std::vector<float>& final_scale, std::vector<float>& final_shift,
+                          LinearGrads& out_head) {
     const std::size_t B = s.B, T = s.T, N = B * T, C = model.cfg.emb_dim, K = model.out_head.out_features();
     // logits = model(input_batch)[:, -1, :]: [B, K]
     std::vector<float> last(B * K), dlast(B * K);
@@ -121,35 +129,47 @@ float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const s
     std::vector<float> dlogits(N * K, 0.0f);
     for (std::size_t b = 0; b < B; ++b)
         std::copy_n(dlast.begin() + static_cast<std::ptrdiff_t>(b * K), K, dlogits.begin() + static_cast<std::ptrdiff_t>(((b * T) + T - 1) * K));
-    // out_head (Linear with bias), then final_norm
+    // out_head (Linear with bias, or LinearWithLoRA), then final_norm
     std::vector<float> dnormed(N * C, 0.0f), dx(N * C, 0.0f);
-    linear_layer_backward(model.out_head, s.normed.data(), dlogits.data(), N, dnormed.data(), g.out_head);
-    g.final_scale.assign(C, 0.0f);
-    g.final_shift.assign(C, 0.0f);
+    linear_layer_backward(model.out_head, s.normed.data(), dlogits.data(), N, dnormed.data(), out_head);
+    final_scale.assign(C, 0.0f);
+    final_shift.assign(C, 0.0f);
     layer_norm_backward(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C,
-                        static_cast<float>(model.final_norm.eps), dx.data(), g.final_scale.data(), g.final_shift.data(), false);
-    // the last block, as gpt_backward's reference walks each block; the earlier ones are frozen
-    const TransformerBlock& block = model.trf_blocks.back();
-    const BlockSaved& bs = s.blocks.back();
-    BlockGrads& bg = g.block;
-    const std::size_t H = block.ff.fc1.out_features();
-    std::vector<float> branch = dx, dh(N * H, 0.0f), du(N * H, 0.0f), dnorm(N * C, 0.0f);
-    for (std::size_t i = 0; i < bs.noise_ff.size(); ++i) branch[i] *= bs.noise_ff[i];  // drop_shortcut
-    linear_layer_backward(block.ff.fc2, bs.h.data(), branch.data(), N, dh.data(), bg.fc2);
-    gelu_backward(bs.u.data(), dh.data(), du.data(), N * H);
-    linear_layer_backward(block.ff.fc1, bs.normed2.data(), du.data(), N, dnorm.data(), bg.fc1);
-    bg.norm2_scale.assign(C, 0.0f);
-    bg.norm2_shift.assign(C, 0.0f);
-    layer_norm_backward(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps),
-                        dx.data(), bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
-    branch = dx;
-    for (std::size_t i = 0; i < bs.noise_att.size(); ++i) branch[i] *= bs.noise_att[i];
-    attention_backward(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
-    bg.norm1_scale.assign(C, 0.0f);
-    bg.norm1_shift.assign(C, 0.0f);
-    layer_norm_backward(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps),
-                        dx.data(), bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
+                        static_cast<float>(model.final_norm.eps), dx.data(), final_scale.data(), final_shift.data(), false);
+    // the blocks, last first, as gpt_backward's reference walks them; dx is the block output's gradient
+    std::vector<float> branch, dh, du, dnorm(N * C, 0.0f);
+    for (std::size_t l = model.trf_blocks.size(); l-- > first_block;) {
+        const TransformerBlock& block = model.trf_blocks[l];
+        const BlockSaved& bs = s.blocks[l];
+        BlockGrads& bg = block_grads[l - first_block];
+        const std::size_t H = block.ff.fc1.out_features();
+        branch = dx;
+        dh.assign(N * H, 0.0f);
+        du.assign(N * H, 0.0f);
+        for (std::size_t i = 0; i < bs.noise_ff.size(); ++i) branch[i] *= bs.noise_ff[i];  // drop_shortcut
+        linear_layer_backward(block.ff.fc2, bs.h.data(), branch.data(), N, dh.data(), bg.fc2);
+        gelu_backward(bs.u.data(), dh.data(), du.data(), N * H);
+        linear_layer_backward(block.ff.fc1, bs.normed2.data(), du.data(), N, dnorm.data(), bg.fc1);
+        bg.norm2_scale.assign(C, 0.0f);
+        bg.norm2_shift.assign(C, 0.0f);
+        layer_norm_backward(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps),
+                            dx.data(), bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
+        branch = dx;
+        for (std::size_t i = 0; i < bs.noise_att.size(); ++i) branch[i] *= bs.noise_att[i];
+        attention_backward(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
+        bg.norm1_scale.assign(C, 0.0f);
+        bg.norm1_shift.assign(C, 0.0f);
+        layer_norm_backward(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps),
+                            dx.data(), bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
+    }
     return loss;
+}
+
+}  // namespace
+
+float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, ClassifierGrads& g) {
+    if (model.trf_blocks.empty()) throw std::invalid_argument("classifier_loss_backward: a model without transformer blocks");
+    return classifier_backward(model, s, labels, model.trf_blocks.size() - 1, &g.block, g.final_scale, g.final_shift, g.out_head);
 }
 
 ClassifierAdamW::ClassifierAdamW(GPTModel& model, AdamWOptions options)
@@ -179,10 +199,95 @@ float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const C
     return loss;
 }
 
+// ---- appendix E: LoRA -----------------------------------------------------------------------
+
+std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const LoRAClassifierGrads& g) {
+    std::vector<std::pair<std::string, const std::vector<float>*>> out;
+    const auto adapter = [&](const std::string& name, const LinearGrads& lg) {
+        out.push_back({name + ".lora.A", &lg.lora_A});
+        out.push_back({name + ".lora.B", &lg.lora_B});
+    };
+    for (std::size_t l = 0; l < g.blocks.size(); ++l) {
+        const std::string p = "trf_blocks." + std::to_string(l) + ".";
+        const BlockGrads& b = g.blocks[l];
+        adapter(p + "att.W_query", b.att.W_query);
+        adapter(p + "att.W_key", b.att.W_key);
+        adapter(p + "att.W_value", b.att.W_value);
+        adapter(p + "att.out_proj", b.att.out_proj);
+        adapter(p + "ff.layers.0", b.fc1);
+        adapter(p + "ff.layers.2", b.fc2);
+    }
+    adapter("out_head", g.out_head);
+    return out;
+}
+
+std::vector<ParameterView> lora_parameters(GPTModel& model) {
+    std::vector<ParameterView> out;
+    for (const auto& [name, linear] : named_linears(model)) {
+        if (!linear->lora)
+            throw std::invalid_argument("lora_parameters: " + name + " has no LoRA adapter (call replace_linear_with_lora first)");
+        out.push_back({name + ".lora.A", linear->lora->A.data.data(), linear->lora->A.data.size()});
+        out.push_back({name + ".lora.B", linear->lora->B.data.data(), linear->lora->B.data.size()});
+    }
+    return out;
+}
+
+float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, LoRAClassifierGrads& g) {
+    for (const auto& [name, linear] : named_linears(model))
+        if (!linear->lora) throw std::invalid_argument("lora_classifier_loss_backward: " + name + " has no LoRA adapter");
+    g.blocks.resize(model.trf_blocks.size());
+    return classifier_backward(model, s, labels, 0, g.blocks.data(), g.final_scale, g.final_shift, g.out_head);
+}
+
+LoRAAdamW::LoRAAdamW(GPTModel& model, AdamWOptions options)
+    : params_(lora_parameters(model)), state_(params_.size()), options_(options) {}
+
+void LoRAAdamW::step(const LoRAClassifierGrads& grads) {
+    const auto named = named_gradients(grads);
+    if (named.size() != params_.size())
+        throw std::logic_error("LoRAAdamW::step: " + std::to_string(named.size()) + " gradients for " + std::to_string(params_.size()) +
+                               " parameters");
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+        if (named[i].first != params_[i].name || named[i].second->size() != params_[i].size)
+            throw std::logic_error("LoRAAdamW::step: parameter " + params_[i].name + " (" + std::to_string(params_[i].size) +
+                                   " values) against gradient " + named[i].first + " (" + std::to_string(named[i].second->size()) + ")");
+        adamw_step(params_[i].data, named[i].second->data(), params_[i].size, state_[i], options_,
+                   /*grad_plus_zero=*/options_.version == PyTorchVersion::v1_13);
+    }
+}
+
+float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch) {
+    GPTSaved saved;
+    LoRAClassifierGrads grads;
+    gpt_forward(model, batch_inputs(batch), saved, StepKernels::reference);
+    const float loss = lora_classifier_loss_backward(model, saved, batch.labels.data(), grads);  // loss.backward()
+    optimizer.step(grads);
+    return loss;
+}
+
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
                                           std::size_t eval_iter, const std::function<void(const std::string&)>& print) {
+    return train_classifier_simple(
+        model, train_loader, val_loader, [&](const ClassificationBatch& batch) { train_classifier_step(model, optimizer, batch); }, gen,
+        num_epochs, eval_freq, eval_iter, print);
+}
+
+ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
+                                          const ClassificationLoader& val_loader, LoRAAdamW& optimizer,
+                                          Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print) {
+    return train_classifier_simple(
+        model, train_loader, val_loader, [&](const ClassificationBatch& batch) { train_lora_classifier_step(model, optimizer, batch); },
+        gen, num_epochs, eval_freq, eval_iter, print);
+}
+
+ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
+                                          const ClassificationLoader& val_loader,
+                                          const std::function<void(const ClassificationBatch&)>& train_step, Generator& gen,
+                                          std::size_t num_epochs, std::size_t eval_freq, std::size_t eval_iter,
+                                          const std::function<void(const std::string&)>& print) {
     if (eval_freq == 0) throw std::invalid_argument("train_classifier_simple: eval_freq must be positive (global_step % 0)");
     ClassifierHistory history;
     long long global_step = -1;
@@ -191,7 +296,7 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
         auto it = train_loader.begin(gen);
         ClassificationBatch batch;
         while (it.next(batch)) {
-            train_classifier_step(model, optimizer, batch);
+            train_step(batch);  // optimizer.zero_grad(); loss.backward(); optimizer.step()
             history.examples_seen += batch.B;  // examples_seen += input_batch.shape[0]
             ++global_step;
             if (global_step % static_cast<long long>(eval_freq) == 0) {

@@ -91,6 +91,42 @@ private:
 // One pass of the loop's body: zero_grad, calc_loss_batch, backward, optimizer.step.
 float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch);
 
+// ---- appendix E: LoRA (nn/lora.hpp) --------------------------------------------------------
+//   for param in model.parameters(): param.requires_grad = False
+//   replace_linear_with_lora(model, rank=16, alpha=16)        # every Linear, out_head too
+//   optimizer = torch.optim.AdamW(model.parameters(), lr=8e-4, weight_decay=0.1)
+// Only the adapters' A and B get gradients, so AdamW steps them only; autograd goes down to the
+// first block (its adapters are trainable), the frozen layers passing the gradient through.
+
+// The adapters' gradients (LinearGrads' lora_A, lora_B of each layer; the rest left empty or unused).
+struct LoRAClassifierGrads {
+    std::vector<BlockGrads> blocks;               // trf_blocks[0 .. n_layers)
+    std::vector<float> final_scale, final_shift;  // computed on the way down, not trained
+    LinearGrads out_head;
+};
+// "trf_blocks.0.att.W_query.lora.A", ... in model.parameters() order.
+std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const LoRAClassifierGrads& grads);
+// The adapters' parameters, named and ordered as named_gradients above.
+std::vector<ParameterView> lora_parameters(GPTModel& model);
+
+// classifier_loss_backward for a model whose every Linear has an adapter: through out_head,
+// final_norm and every block. std::invalid_argument when a Linear has none.
+float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, LoRAClassifierGrads& grads);
+
+// torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing and the adapters.
+class LoRAAdamW {
+public:
+    LoRAAdamW(GPTModel& model, AdamWOptions options);
+    void step(const LoRAClassifierGrads& grads);
+
+private:
+    std::vector<ParameterView> params_;
+    std::vector<AdamWState> state_;
+    AdamWOptions options_;
+};
+
+float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch);
+
 struct ClassifierHistory {
     std::vector<double> train_losses, val_losses, train_accs, val_accs;
     std::size_t examples_seen = 0;
@@ -103,5 +139,16 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
                                           const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
                                           std::size_t eval_iter, const std::function<void(const std::string&)>& print);
+// The same loop with appendix E's optimizer (train_lora_classifier_step each batch).
+ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
+                                          const ClassificationLoader& val_loader, LoRAAdamW& optimizer,
+                                          Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print);
+// The loop itself, any training step.
+ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
+                                          const ClassificationLoader& val_loader,
+                                          const std::function<void(const ClassificationBatch&)>& train_step, Generator& gen,
+                                          std::size_t num_epochs, std::size_t eval_freq, std::size_t eval_iter,
+                                          const std::function<void(const std::string&)>& print);
 
 }  // namespace llmfs

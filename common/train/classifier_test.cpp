@@ -1,6 +1,8 @@
 // Chapter 6's classifier on a tiny GPT against real PyTorch 1.13 running the book's GPTModel,
 // calc_accuracy_loader, calc_loss_loader and the notebook's classify_review
-// (data/tests/ch06/classifier_cases.txt, made by tests/goldens/make_ch06_classifier_goldens.py).
+// (data/tests/ch06/classifier_cases.txt, made by tests/goldens/make_ch06_classifier_goldens.py),
+// and appendix E's LoRA fine-tuning of it (data/tests/appendix_e/lora_cases.txt, made by
+// tests/goldens/make_lora_goldens.py).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 #include <xtensor/xadapt.hpp>
 
+#include "llmfs/nn/lora.hpp"
 #include "llmfs/train/classifier.hpp"
 #include "test_support.hpp"
 
@@ -113,4 +116,55 @@ TEST_CASE("classifier: the notebook's fine-tuning (frozen but the last block, fi
         // 2026-12-06): close within 1e-3, the accuracies' counts still equal.
         llmfs::testing::check_printed(std::string("classifier training ") + name, text, cases.at(std::string("train ") + name), 1e-3);
     }
+}
+
+TEST_CASE("classifier: appendix E's LoRA fine-tuning (every Linear adapted, rank 4, alpha 6) as PyTorch's", "[blas]") {
+    const auto cases =
+        llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "appendix_e" / "lora_cases.txt").string());
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
+    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
+    ClassificationLoader train_loader(train, 8, true, true);
+    ClassificationLoader validation_loader(validation, 8, false, false);
+    const std::vector<std::int64_t> ids = tokenizer.encode("Do you have time");
+    for (const auto& [version, name] : {std::pair{PyTorchVersion::v2, "2"}, std::pair{PyTorchVersion::v1_13, "1.13"}}) {
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(123);
+        GPTModel model(gen, tiny());
+        gen.manual_seed(123);
+        replace_out_head(model, gen, 2);
+        gen.manual_seed(321);
+        replace_linear_with_lora(model, gen, 4, 6.0);
+        gen.manual_seed(123);
+        AdamWOptions options;
+        options.lr = 5e-3;
+        options.weight_decay = 0.1;
+        options.version = version;
+        LoRAAdamW optimizer(model, options);
+        std::string text;
+        const ClassifierHistory history = train_classifier_simple(model, train_loader, validation_loader, optimizer, gen, 3, 1, 1,
+                                                                  [&](const std::string& line) { text += line + "\n"; });
+        for (const auto* values : {&history.train_losses, &history.val_losses, &history.train_accs, &history.val_accs}) {
+            std::string line;
+            for (double v : *values) line += (line.empty() ? "" : " ") + fmt::format("{:.17g}", v);
+            text += line + "\n";
+        }
+        text += std::to_string(history.examples_seen);
+        for (const ParameterView& p : lora_parameters(model)) {
+            text += "\n" + p.name;
+            for (std::size_t i = 0; i < p.size; ++i) text += fmt::format(" {:.9g}", p.data[i]);
+        }
+        model.train(false);
+        const Tensor<3> logits = model.forward(xt::adapt(ids, std::array<std::size_t, 2>{1, ids.size()}));  // [1, 4, 2]
+        text += "\nlogits";
+        for (float v : logits.data) text += fmt::format(" {:.9g}", v);
+        llmfs::testing::check_printed(std::string("LoRA training ") + name, text, cases.at(std::string("train ") + name), 1e-3);
+    }
+}
+
+TEST_CASE("classifier: LoRA training refuses a model without adapters", "[blas]") {
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(123);
+    GPTModel model(gen, tiny());
+    CHECK_THROWS_WITH(LoRAAdamW(model, AdamWOptions{}), Catch::Contains("has no LoRA adapter"));
 }
