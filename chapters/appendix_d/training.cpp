@@ -211,14 +211,6 @@ void section_d4(Notebook& nb, Generator& gen, const Options& o, State& s) {
     progress.finish();
 }
 
-CLI::Option* add_size(CLI::App& app, const std::string& name, std::size_t& target, const std::string& help) {
-    return app.add_option_function<std::string>(
-                  name, [&target, name](const std::string& text) { target = static_cast<std::size_t>(parse_decimal(text, 1, 1 << 16, name)); },
-                  help)
-        ->type_name("N")
-        ->default_str(std::to_string(target));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,11 +223,11 @@ int main(int argc, char** argv) {
             app.add_option("--stop-after", o.stop_after, "the last section to run: D.1, D.2, D.3 (no training, seconds) or D.4 (the default: "
                                                           "trains for n_epochs, minutes at the notebook's size)")
                 ->check(CLI::IsMember({"D.1", "D.2", "D.3", "D.4"}));
-            add_size(app, "--context-length", o.cfg.context_length, "GPT_CONFIG_124M's context_length, the loaders' window and stride");
-            add_size(app, "--emb-dim", o.cfg.emb_dim, "GPT_CONFIG_124M's emb_dim");
-            add_size(app, "--n-heads", o.cfg.n_heads, "GPT_CONFIG_124M's n_heads (must divide --emb-dim)");
-            add_size(app, "--n-layers", o.cfg.n_layers, "GPT_CONFIG_124M's n_layers");
-            add_size(app, "--epochs", o.n_epochs, "n_epochs of sections D.1 and D.4");
+            add_size_option(app, "--context-length", o.cfg.context_length, "GPT_CONFIG_124M's context_length, the loaders' window and stride");
+            add_size_option(app, "--emb-dim", o.cfg.emb_dim, "GPT_CONFIG_124M's emb_dim");
+            add_size_option(app, "--n-heads", o.cfg.n_heads, "GPT_CONFIG_124M's n_heads (must divide --emb-dim)");
+            add_size_option(app, "--n-layers", o.cfg.n_layers, "GPT_CONFIG_124M's n_layers");
+            add_size_option(app, "--epochs", o.n_epochs, "n_epochs of sections D.1 and D.4");
             app.callback([&o] {  // after parsing: a usage error (exit 2), as a bad value is
                 if (o.cfg.emb_dim % o.cfg.n_heads != 0)
                     throw CLI::ValidationError("--n-heads", fmt::format("{} does not divide --emb-dim {}", o.cfg.n_heads, o.cfg.emb_dim));

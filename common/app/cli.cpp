@@ -241,6 +241,14 @@ std::string quoted(std::string_view text, std::size_t max_bytes) {
     return out + "\"";
 }
 
+CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::size_t& target, const std::string& help) {
+    return app.add_option_function<std::string>(
+                  name, [&target, name](const std::string& text) { target = static_cast<std::size_t>(parse_decimal(text, 1, 1 << 16, name)); },
+                  help)
+        ->type_name("N")
+        ->default_str(std::to_string(target));
+}
+
 long long parse_decimal(const std::string& text, long long min, long long max, const std::string& option) {
     const auto fail = [&] {
         throw CLI::ValidationError(option, fmt::format("{} is not a whole number from {} to {} (written in decimal)",

@@ -69,6 +69,9 @@ int run_exercise(int argc, char** argv, const std::string& description, int vari
                  const std::function<void(CLI::App&)>& add_options,
                  const std::function<void(Notebook&, Generator&, int variant)>& body, bool training = false);
 
+// --NAME N for a size: parse_decimal from 1 to 65536 into `target`, whose value is the default shown.
+CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::size_t& target, const std::string& help);
+
 // `text` for an error message, in double quotes: control bytes (NUL, newlines, escape sequences)
 // as \xNN so that a message never ends early or moves the terminal, and at most `max_bytes` of it,
 // then "..." (in bytes; a UTF-8 character is not split).

@@ -52,8 +52,9 @@ bool file_is_zip(const std::string& path) {
     return looks_like_zip(head, static_cast<std::size_t>(in.gcount()));
 }
 
-// GPTModel(BASE_CONFIG) with load_weights_into_gpt: the book's state dict (.pth) or GPT-2's safetensors.
-std::unique_ptr<GPTModel> pretrained(Generator& gen, const std::string& path, std::optional<std::size_t> n_heads) {
+}  // namespace
+
+std::unique_ptr<GPTModel> load_pretrained_gpt(Generator& gen, const std::string& path, std::optional<std::size_t> n_heads) {
     if (file_is_zip(path)) {
         const TorchStateDict state = TorchStateDict::open(path);
         const GPTConfig cfg = infer_gpt_config(state, n_heads);
@@ -67,8 +68,6 @@ std::unique_ptr<GPTModel> pretrained(Generator& gen, const std::string& path, st
     load_weights_into_gpt(*model, file);
     return model;
 }
-
-}  // namespace
 
 void run_class_finetune(const ClassFinetuneOptions& o, const std::function<void(const std::string&)>& print,
                         const std::function<void(const std::string&)>& progress) {
@@ -101,7 +100,7 @@ void run_class_finetune(const ClassFinetuneOptions& o, const std::function<void(
         model->train(false);
     } else {
         note("loading " + o.weights);
-        model = pretrained(gen, o.weights, o.n_heads);
+        model = load_pretrained_gpt(gen, o.weights, o.n_heads);
         if (train_dataset.max_length() > model->cfg.context_length)
             throw std::runtime_error(fmt::format("Dataset length {} exceeds model's context length {}. Reinitialize data sets with "
                                                  "`max_length={}`", train_dataset.max_length(), model->cfg.context_length,

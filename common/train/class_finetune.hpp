@@ -20,9 +20,11 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "llmfs/nn/gpt.hpp"
 #include "llmfs/torch/rng.hpp"
 #include "llmfs/train/adamw.hpp"
 
@@ -37,6 +39,11 @@ struct ClassFinetuneOptions {
     PyTorchVersion pytorch = PyTorchVersion::v2;            // whose AdamW
     BernoulliKernel bernoulli = BernoulliKernel::standard;  // dropout (the script's drop_rate is 0.0)
 };
+
+// GPTModel(BASE_CONFIG) with load_weights_into_gpt, from `path`: the book's state dict (a
+// torch.save zip, model.pth) or GPT-2's Hugging Face model.safetensors; the shapes give the size
+// (n_heads when they cannot tell the heads). Nothing is drawn from gen (Init::zeros, then loaded).
+std::unique_ptr<GPTModel> load_pretrained_gpt(Generator& gen, const std::string& path, std::optional<std::size_t> n_heads);
 
 // Runs the script; each line it prints goes to `print`, progress to `progress` (may be empty).
 // Throws std::invalid_argument for options that cannot run (no --data, neither --weights nor

@@ -1,0 +1,294 @@
+// Appendix E, Parameter-efficient fine-tuning with LoRA (appendix-E/01_main-chapter-code/appendix-E.ipynb):
+// E.2 the SMS Spam Collection's loaders (--data FILE, as chapter 6), E.3 the GPT with chapter 6's
+// two-class head, E.4 LoRA adapters on every Linear (rank 16, alpha 16), the trainable parameters
+// counted, print(model), train_classifier_simple over the adapters only (AdamW lr 8e-4, 5 epochs).
+//
+// The notebook loads OpenAI's GPT-2 124M (--weights FILE: its model.safetensors or the book's
+// model.pth; nothing is downloaded) and ran on Apple's MPS device. Without --weights the model is
+// the random one GPTModel(BASE_CONFIG) draws at that point of the notebook; --emb-dim, --n-heads
+// and --n-layers shrink it (the tests' runs). The goldens are PyTorch's on this CPU running the
+// notebook's own cells (tests/goldens/appendix_e_reference.py).
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "llmfs/app/cli.hpp"
+#include "llmfs/nn/lora.hpp"
+#include "llmfs/nn/module.hpp"
+#include "llmfs/train/class_finetune.hpp"
+#include "llmfs/train/classification_data.hpp"
+#include "llmfs/train/classifier.hpp"
+#include "llmfs/train/evaluate.hpp"
+
+using namespace llmfs;
+
+namespace {
+
+struct Options {
+    std::string data, weights;
+    std::optional<std::size_t> heads;  // the weights' heads when their shapes cannot tell
+    GPTConfig cfg = [] {
+        GPTConfig c = GPTConfig::gpt2_small();  // BASE_CONFIG updated with "gpt2-small (124M)"
+        c.context_length = 1024;
+        c.drop_rate = 0.0;
+        c.qkv_bias = true;
+        return c;
+    }();
+    std::string pytorch = "2";
+};
+
+struct Loaders {
+    std::unique_ptr<SpamDataset> train_dataset, val_dataset, test_dataset;
+    std::unique_ptr<ClassificationLoader> train, val, test;
+};
+
+// print(f"Training accuracy: ..."), the three loaders' calc_accuracy_loader
+void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const Loaders& l, std::optional<std::size_t> num_batches) {
+    const double train = calc_accuracy_loader(*l.train, model, gen, num_batches);
+    const double val = calc_accuracy_loader(*l.val, model, gen, num_batches);
+    const double test = calc_accuracy_loader(*l.test, model, gen, num_batches);
+    nb.print(fmt::format("Training accuracy: {:.2f}%", train * 100));
+    nb.print(fmt::format("Validation accuracy: {:.2f}%", val * 100));
+    nb.print(fmt::format("Test accuracy: {:.2f}%", test * 100));
+}
+
+Loaders section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tokenizer& tokenizer) {
+    nb.section("E.2 Preparing the dataset");
+    nb.note("The notebook downloads sms_spam_collection.zip; here it is read from --data " + o.data +
+            " (the notebook's 'already exists. Skipping download' line is not printed).");
+    nb.code("df = pd.read_csv(data_file_path, sep=\"\\t\", header=None, names=[\"Label\", \"Text\"])\n"
+            "balanced_df = create_balanced_dataset(df)\n"
+            "balanced_df[\"Label\"] = balanced_df[\"Label\"].map({\"ham\": 0, \"spam\": 1})\n"
+            "\n"
+            "train_df, validation_df, test_df = random_split(balanced_df, 0.7, 0.1)\n"
+            "train_df.to_csv(\"train.csv\", index=None) ...");
+    const SplitData split = random_split(map_labels(create_balanced_dataset(parse_sms_tsv(read_sms_spam_collection(o.data)))), 0.7, 0.1);
+    nb.code("tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
+            "train_dataset = SpamDataset(\"train.csv\", max_length=None, tokenizer=tokenizer)\n"
+            "val_dataset = SpamDataset(\"validation.csv\", max_length=train_dataset.max_length, tokenizer=tokenizer)\n"
+            "test_dataset = SpamDataset(\"test.csv\", max_length=train_dataset.max_length, tokenizer=tokenizer)");
+    Loaders l;
+    l.train_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(split.train)), tokenizer);
+    const std::size_t max_length = l.train_dataset->max_length();
+    l.val_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(split.validation)), tokenizer, max_length);
+    l.test_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(split.test)), tokenizer, max_length);
+    nb.code("torch.manual_seed(123)\n"
+            "train_loader = DataLoader(dataset=train_dataset, batch_size=8, shuffle=True, num_workers=0, drop_last=True)\n"
+            "val_loader = DataLoader(dataset=val_dataset, batch_size=8, num_workers=0, drop_last=False)\n"
+            "test_loader = DataLoader(dataset=test_dataset, batch_size=8, num_workers=0, drop_last=False)");
+    gen.manual_seed(123);
+    l.train = std::make_unique<ClassificationLoader>(*l.train_dataset, 8, true, true);
+    l.val = std::make_unique<ClassificationLoader>(*l.val_dataset, 8, false, false);
+    l.test = std::make_unique<ClassificationLoader>(*l.test_dataset, 8, false, false);
+    nb.code("print(\"Train loader:\")\n"
+            "for input_batch, target_batch in train_loader:\n"
+            "    pass\n"
+            "\n"
+            "print(\"Input batch dimensions:\", input_batch.shape)\n"
+            "print(\"Label batch dimensions\", target_batch.shape)");
+    nb.print("Train loader:");
+    ClassificationBatch batch;
+    for (auto epoch = l.train->begin(gen); epoch.next(batch);) {
+    }
+    nb.print(fmt::format("Input batch dimensions: torch.Size([{}, {}])", batch.B, batch.T));
+    nb.print(fmt::format("Label batch dimensions torch.Size([{}])", batch.B));
+    nb.code("print(f\"{len(train_loader)} training batches\")\n"
+            "print(f\"{len(val_loader)} validation batches\")\n"
+            "print(f\"{len(test_loader)} test batches\")");
+    nb.print(fmt::format("{} training batches", l.train->size()));
+    nb.print(fmt::format("{} validation batches", l.val->size()));
+    nb.print(fmt::format("{} test batches", l.test->size()));
+    return l;
+}
+
+std::unique_ptr<GPTModel> section_e3(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tokenizer& tokenizer, const Loaders& l) {
+    nb.section("E.3 Initializing the model");
+    nb.code("CHOOSE_MODEL = \"gpt2-small (124M)\"\n"
+            "...\n"
+            "settings, params = download_and_load_gpt2(model_size=model_size, models_dir=\"gpt2\")\n"
+            "\n"
+            "model = GPTModel(BASE_CONFIG)\n"
+            "load_weights_into_gpt(model, params)\n"
+            "model.eval();");
+    std::unique_ptr<GPTModel> model;
+    if (!o.weights.empty()) {
+        nb.note("OpenAI's weights from --weights " + o.weights + " (the notebook's 'File already exists' lines are not printed).");
+        model = load_pretrained_gpt(gen, o.weights, o.heads);
+    } else {
+        nb.note(fmt::format("No --weights: GPTModel's random weights, drawn where the notebook builds the model (emb_dim {}, "
+                            "n_heads {}, n_layers {}); OpenAI's are read from --weights FILE.",
+                            o.cfg.emb_dim, o.cfg.n_heads, o.cfg.n_layers));
+        model = std::make_unique<GPTModel>(gen, o.cfg);
+    }
+    model->train(false);  // model.eval()
+    if (l.train_dataset->max_length() > model->cfg.context_length)
+        throw std::runtime_error(fmt::format("the data's longest text has {} tokens, past the model's context length {}",
+                                             l.train_dataset->max_length(), model->cfg.context_length));
+    nb.code("text_1 = \"Every effort moves you\"\n"
+            "\n"
+            "token_ids = generate_text_simple(\n"
+            "    model=model,\n"
+            "    idx=text_to_token_ids(text_1, tokenizer),\n"
+            "    max_new_tokens=15,\n"
+            "    context_size=BASE_CONFIG[\"context_length\"]\n"
+            ")\n"
+            "\n"
+            "print(token_ids_to_text(token_ids, tokenizer))");
+    const IdArray<2> token_ids =
+        generate_text_simple(*model, text_to_token_ids("Every effort moves you", tokenizer), 15, model->cfg.context_length);
+    nb.print(token_ids_to_text(token_ids, tokenizer));
+    nb.code("torch.manual_seed(123)\n"
+            "\n"
+            "num_classes = 2\n"
+            "model.out_head = torch.nn.Linear(in_features=768, out_features=num_classes)");
+    gen.manual_seed(123);
+    replace_out_head(*model, gen, 2);
+    nb.code("device = torch.device(\"cpu\")  # the notebook: cuda, else mps, else cpu\n"
+            "print(\"Device:\", device)");
+    nb.note("The notebook ran on Apple's MPS device (it prints \"Device: mps\"): its accuracies and losses differ from a CPU's.");
+    nb.print("Device: cpu");
+    nb.code("torch.manual_seed(123)\n"
+            "train_accuracy = calc_accuracy_loader(train_loader, model, device, num_batches=10)\n"
+            "val_accuracy = calc_accuracy_loader(val_loader, model, device, num_batches=10)\n"
+            "test_accuracy = calc_accuracy_loader(test_loader, model, device, num_batches=10) ...");
+    gen.manual_seed(123);
+    print_accuracies(nb, gen, *model, l, 10);
+    return model;
+}
+
+void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model, const Loaders& l) {
+    nb.section("E.4 Parameter-efficient finetuning with LoRA");
+    nb.code("class LoRALayer(torch.nn.Module):\n"
+            "    def __init__(self, in_dim, out_dim, rank, alpha):\n"
+            "        super().__init__()\n"
+            "        self.A = torch.nn.Parameter(torch.empty(in_dim, rank))\n"
+            "        torch.nn.init.kaiming_uniform_(self.A, a=math.sqrt(5))  # similar to standard weight initialization\n"
+            "        self.B = torch.nn.Parameter(torch.zeros(rank, out_dim))\n"
+            "        self.alpha = alpha\n"
+            "        self.rank = rank\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        x = (self.alpha / self.rank) * (x @ self.A @ self.B)\n"
+            "        return x");
+    nb.code("class LinearWithLoRA(torch.nn.Module):\n"
+            "    def __init__(self, linear, rank, alpha):\n"
+            "        super().__init__()\n"
+            "        self.linear = linear\n"
+            "        self.lora = LoRALayer(\n"
+            "            linear.in_features, linear.out_features, rank, alpha\n"
+            "        )\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        return self.linear(x) + self.lora(x)");
+    nb.code("def replace_linear_with_lora(model, rank, alpha):\n"
+            "    for name, module in model.named_children():\n"
+            "        if isinstance(module, torch.nn.Linear):\n"
+            "            # Replace the Linear layer with LinearWithLoRA\n"
+            "            setattr(model, name, LinearWithLoRA(module, rank, alpha))\n"
+            "        else:\n"
+            "            # Recursively apply the same function to child modules\n"
+            "            replace_linear_with_lora(module, rank, alpha)");
+    nb.code("total_params = sum(p.numel() for p in model.parameters() if p.requires_grad)\n"
+            "print(f\"Total trainable parameters before: {total_params:,}\")\n"
+            "\n"
+            "for param in model.parameters():\n"
+            "    param.requires_grad = False\n"
+            "\n"
+            "total_params = sum(p.numel() for p in model.parameters() if p.requires_grad)\n"
+            "print(f\"Total trainable parameters after: {total_params:,}\")");
+    nb.print("Total trainable parameters before: " + with_commas(model.num_parameters()));
+    nb.print("Total trainable parameters after: 0");
+    nb.code("replace_linear_with_lora(model, rank=16, alpha=16)\n"
+            "\n"
+            "total_params = sum(p.numel() for p in model.parameters() if p.requires_grad)\n"
+            "print(f\"Total trainable LoRA parameters: {total_params:,}\")");
+    replace_linear_with_lora(model, gen, 16, 16.0);
+    nb.print("Total trainable LoRA parameters: " + with_commas(lora_parameter_count(model)));
+    nb.code("model.to(device)\n\nprint(model)");
+    ModuleRepr tree = module_repr(model);
+    rename_children(tree, "drop_shortcut", "drop_resid");  // appendix E's previous_chapters.py names it so
+    nb.print(repr(tree));
+    nb.code("torch.manual_seed(123)\n"
+            "train_accuracy = calc_accuracy_loader(train_loader, model, device, num_batches=10) ...");
+    gen.manual_seed(123);
+    print_accuracies(nb, gen, model, l, 10);
+    nb.code("start_time = time.time()\n"
+            "\n"
+            "torch.manual_seed(123)\n"
+            "\n"
+            "optimizer = torch.optim.AdamW(model.parameters(), lr=8e-4, weight_decay=0.1)\n"
+            "\n"
+            "num_epochs = 5\n"
+            "train_losses, val_losses, train_accs, val_accs, examples_seen = train_classifier_simple(\n"
+            "    model, train_loader, val_loader, optimizer, device,\n"
+            "    num_epochs=num_epochs, eval_freq=50, eval_iter=5,\n"
+            ")\n"
+            "...\n"
+            "print(f\"Training completed in {execution_time_minutes:.2f} minutes.\")");
+    nb.note(fmt::format("AdamW updates as PyTorch {} computes them (--pytorch 2|1.13). \"Training completed in X minutes.\" goes to "
+                        "standard error: the minutes are this machine's.",
+                        o.pytorch == "2" ? "2.x" : "1.13"));
+    const auto start = std::chrono::steady_clock::now();
+    gen.manual_seed(123);
+    AdamWOptions adamw;
+    adamw.lr = 8e-4;
+    adamw.weight_decay = 0.1;
+    adamw.version = *parse_pytorch_version(o.pytorch);
+    LoRAAdamW optimizer(model, adamw);
+    std::cerr << fmt::format("training the LoRA adapters: {} batches per epoch, 5 epochs", l.train->size()) << std::endl;
+    train_classifier_simple(model, *l.train, *l.val, optimizer, gen, 5, 50, 5, [&](const std::string& line) { nb.print(line); });
+    const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
+    std::cerr << fmt::format("Training completed in {:.2f} minutes.", minutes) << std::endl;
+    nb.code("epochs_tensor = torch.linspace(0, num_epochs, len(train_losses))\n"
+            "examples_seen_tensor = torch.linspace(0, examples_seen, len(train_losses))\n"
+            "\n"
+            "plot_values(epochs_tensor, examples_seen_tensor, train_losses, val_losses, label=\"loss\")");
+    nb.note("The plot is not drawn.");
+    nb.code("train_accuracy = calc_accuracy_loader(train_loader, model, device)\n"
+            "val_accuracy = calc_accuracy_loader(val_loader, model, device)\n"
+            "test_accuracy = calc_accuracy_loader(test_loader, model, device) ...");
+    print_accuracies(nb, gen, model, l, std::nullopt);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    std::size_t heads = 0;
+    return run_training_chapter(
+        argc, argv,
+        "Appendix E: parameter-efficient fine-tuning with LoRA (chapter 6's spam classifier; the data from --data FILE, "
+        "OpenAI's weights from --weights FILE)",
+        [&](CLI::App& app) {
+            app.add_option("--data", o.data, "the SMS Spam Collection: sms_spam_collection.zip as the notebook downloads it, or its TSV")
+                ->type_name("FILE")
+                ->required();
+            auto* weights = app.add_option("--weights", o.weights,
+                                           "GPT-2 124M's weights: Hugging Face's model.safetensors or the book's model.pth "
+                                           "(without it: GPTModel's random weights)")
+                                ->type_name("FILE");
+            app.add_option("--heads", heads, "the weights' attention heads, when their shapes cannot tell")->check(CLI::Range(1, 4096));
+            std::size_t* dims[3] = {&o.cfg.emb_dim, &o.cfg.n_heads, &o.cfg.n_layers};
+            const char* names[3] = {"--emb-dim", "--n-heads", "--n-layers"};
+            const char* helps[3] = {"the random model's emb_dim (BASE_CONFIG's 768)", "the random model's n_heads (must divide --emb-dim)",
+                                    "the random model's n_layers"};
+            for (int i = 0; i < 3; ++i) add_size_option(app, names[i], *dims[i], helps[i])->excludes(weights);
+            app.callback([&o] {  // after parsing: a usage error (exit 2), as a bad value is
+                if (o.cfg.emb_dim % o.cfg.n_heads != 0)
+                    throw CLI::ValidationError("--n-heads", fmt::format("{} does not divide --emb-dim {}", o.cfg.n_heads, o.cfg.emb_dim));
+            });
+            add_pytorch_option(app, o.pytorch);
+        },
+        [&](Notebook& nb, Generator& gen) {
+            if (heads != 0) o.heads = heads;
+            const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+            const Loaders loaders = section_e2(nb, gen, o, tokenizer);
+            std::unique_ptr<GPTModel> model = section_e3(nb, gen, o, tokenizer, loaders);
+            section_e4(nb, gen, o, *model, loaders);
+        });
+}
