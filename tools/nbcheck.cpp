@@ -20,6 +20,7 @@
 // the notebook is incomplete), 2 for bad input.
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -166,8 +167,32 @@ struct ScratchFigures {
 
 struct Options {
     std::string notebook, bernoulli = "auto";
+    std::string data, weights;  // --data (else found beside the notebook), --weights
     bool show_diff = false, as_json = false, strict = false, no_training = false;
 };
+
+// The programs that read the SMS Spam Collection (--data) and those that take GPT-2's weights
+// (--weights), from CMake, comma-separated.
+bool listed(const char* list_text, const std::string& program) {
+    std::istringstream list{list_text};
+    for (std::string name; std::getline(list, name, ',');)
+        if (name == program) return true;
+    return false;
+}
+
+// The SMS Spam Collection for chapter 6's and appendix E's programs: --data, else where the
+// notebook's download cell leaves it, beside the notebook (sms_spam_collection/SMSSpamCollection.tsv,
+// or the zip); "" when neither.
+std::string sms_data(const Options& opt) {
+    if (!opt.data.empty()) return opt.data;
+    if (opt.notebook == "-") return "";
+    const std::filesystem::path dir = std::filesystem::path(opt.notebook).parent_path();
+    for (const char* name : {"sms_spam_collection/SMSSpamCollection.tsv", "sms_spam_collection.zip"}) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(dir / name, ec)) return (dir / name).string();
+    }
+    return "";
+}
 
 // A cell's first line of code as written (blank and comment lines skipped), for a report line.
 std::string first_line(const std::string& code) {
@@ -256,27 +281,50 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     // The group the notebook's path names first (named_group); if it does not cover the notebook,
     // every group in order, as if it had not been tried (its runs are kept, not repeated).
     std::vector<Group> order = groups;
+    const std::string data = sms_data(opt);
+    const auto needs_data = [&](const std::string& program) { return data.empty() && listed(LLMFS_NBCHECK_DATA, program); };
+    const auto data_message = [](const std::string& program) {
+        return program + " reads the SMS Spam Collection, which is neither given (--data FILE) nor beside the notebook "
+                         "(sms_spam_collection/SMSSpamCollection.tsv or sms_spam_collection.zip, where its download cell leaves it)";
+    };
     if (const std::string named = named_group(notebook_path, groups); !named.empty()) {
         const auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.name == named; });
+        // the notebook's own chapter cannot run: say so now, not after every other chapter's programs
+        for (const std::string& program : it->programs)
+            if (needs_data(program)) throw std::invalid_argument(notebook_path + " is " + named + "'s notebook, but " + data_message(program));
         order.insert(order.begin(), *it);
     }
     std::map<std::string, Run> runs;  // program -> its run
     std::vector<std::string> chapter;  // the programs of the group that covers the notebook
+    std::string data_note, data_program;  // a program left out for want of the data, and why
+    // A program's own inputs: the data and the weights for those that read them.
+    const auto inputs = [&](const std::string& program) {
+        std::vector<std::string> args;
+        if (listed(LLMFS_NBCHECK_DATA, program)) args = {"--data", data};
+        if (listed(LLMFS_NBCHECK_WEIGHTS, program) && !opt.weights.empty()) args.insert(args.end(), {"--weights", opt.weights});
+        return args;
+    };
     for (std::size_t g = 0; g < order.size(); ++g) {
         const Group& group = order[g];
         if (g == 1 && order.size() > groups.size()) check.cells.clear();  // the named group did not cover it
         for (const std::string& program : group.programs) {
             auto done = runs.find(program);
+            if (done == runs.end() && needs_data(program)) {
+                data_program = program;
+                data_note = data_message(program) + ": its cells are not covered";
+                done = runs.emplace(program, Run{}).first;
+            }
             if (done == runs.end()) {
                 if (const auto t = training.find(program); t != training.end()) {
                     // Until the notebook is known to be this chapter's, only the sections before training
                     // (a training exercise, which continues a checkpoint, runs whole: it is short).
-                    Run r = run_annotated(bin, program, "default", group.exercises(),
-                                          t->second.empty() ? std::vector<std::string>{} : std::vector<std::string>{"--stop-after", t->second});
+                    std::vector<std::string> args = inputs(program);
+                    if (!t->second.empty()) args.insert(args.end(), {"--stop-after", t->second});
+                    Run r = run_annotated(bin, program, "default", group.exercises(), args);
                     r.drew_dropout = false;  // never run again with the other kernel
                     done = runs.emplace(program, std::move(r)).first;
                 } else {
-                    done = runs.emplace(program, run_annotated(bin, program, first_kernel, group.exercises())).first;
+                    done = runs.emplace(program, run_annotated(bin, program, first_kernel, group.exercises(), inputs(program))).first;
                 }
             }
             dropout[program] = done->second.drew_dropout;
@@ -300,23 +348,25 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     if (check.results.empty()) throw std::invalid_argument(notebook_path + " has no output cells to check (run it first)");
     if (!notebook_covered) {
         const llmfs::Summary s = llmfs::summarize(check.results);
-        throw std::invalid_argument(notebook_path + " does not look like chapter 2, 3, 4 or 5 of the book, or an exercise notebook of "
+        throw std::invalid_argument(notebook_path + " does not look like a chapter of the book, or an exercise notebook of "
                                     "chapters 3 to 5: " + std::to_string(s.covered()) + " of its " + std::to_string(check.results.size()) +
-                                    " output cells match a chapter program (llmfs-nbcheck checks ch02, ch03, ch04 and ch05, "
-                                    "their exercise notebooks, and appendix-D.ipynb)");
+                                    " output cells match a chapter program (llmfs-nbcheck checks ch02 to ch07, "
+                                    "the exercise notebooks of ch03 to ch05, appendix-D.ipynb and appendix-E.ipynb)" +
+                                    (data_note.empty() ? "" : "; " + data_note));
     }
+    if (!data_program.empty() && std::find(chapter.begin(), chapter.end(), data_program) != chapter.end()) training_note = data_note;
 
     // The notebook is this chapter's: its training programs train now, unless --no-training.
     for (const std::string& program : chapter) {
         const auto t = training.find(program);
-        if (t == training.end() || t->second.empty()) continue;
+        if (t == training.end() || t->second.empty() || program == data_program) continue;
         if (opt.no_training) {
-            training_note = program + " stopped after section " + t->second + " (--no-training): its training cells are not covered";
+            training_note += (training_note.empty() ? "" : "\n") + program + " stopped after section " + t->second + " (--no-training): its training cells are not covered";
             continue;
         }
         std::cerr << "llmfs-nbcheck: " << program << " trains as the notebook does (10 to 25 minutes on 2 cores; "
                   << "--no-training stops it before), once, with --bernoulli default\n";
-        const Run r = run_annotated(bin, program, "default");
+        const Run r = run_annotated(bin, program, "default", false, inputs(program));
         const auto first = std::find_if(check.cells.begin(), check.cells.end(), [&](const ProgramCell& c) { return c.program == program; });
         const auto last = std::find_if(first, check.cells.end(), [&](const ProgramCell& c) { return c.program != program; });
         check.cells.insert(check.cells.erase(first, last), r.cells.begin(), r.cells.end());
@@ -432,7 +482,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Check a chapter-3, 4 or 5 notebook you ran (.ipynb, or the seeds' plain-text export)\n"
+    CLI::App app{"Check a notebook of the book you ran (.ipynb, or the seeds' plain-text export)\n"
                  "against the llmfs programs, output cell by output cell: match (byte-identical), close\n"
                  "(numbers within 2 units of the last digit, 1e-6 relative or 1e-6 absolute: another CPU\n"
                  "or BLAS), differ, or not covered.",
@@ -449,6 +499,14 @@ int main(int argc, char** argv) {
     app.add_flag("--no-training", opt.no_training,
                  "Stop the training programs (ch05_pretraining, appendix_d_training) before they train: seconds instead of minutes; their "
                  "training cells are then not covered");
+    app.add_option("--data", opt.data,
+                   "The SMS Spam Collection for chapter 6's and appendix E's notebooks (the zip or its TSV; default: "
+                   "sms_spam_collection/ beside the notebook, where its download cell leaves it)")
+        ->type_name("FILE");
+    app.add_option("--weights", opt.weights,
+                   "GPT-2 124M's weights for appendix E's notebook (model.safetensors or the book's model.pth; without it "
+                   "its model cells are the random model's and differ)")
+        ->type_name("FILE");
     app.add_flag("--diff", opt.show_diff, "Show a unified diff (notebook against program) under each close or differ cell");
     app.add_flag("--json", opt.as_json, "Print the report as JSON");
     app.add_flag("--strict", opt.strict,

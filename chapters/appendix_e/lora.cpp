@@ -6,8 +6,8 @@
 // The notebook loads OpenAI's GPT-2 124M (--weights FILE: its model.safetensors or the book's
 // model.pth; nothing is downloaded) and ran on Apple's MPS device. Without --weights the model is
 // the random one GPTModel(BASE_CONFIG) draws at that point of the notebook; --emb-dim, --n-heads
-// and --n-layers shrink it (the tests' runs). The goldens are PyTorch's on this CPU running the
-// notebook's own cells (tests/goldens/appendix_e_reference.py).
+// and --n-layers shrink it (the tests' runs); --stop-after E.2|E.3 ends before the adapters. The
+// goldens are PyTorch's on this CPU running the notebook's own cells (tests/goldens/appendix_e_reference.py).
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -40,6 +40,7 @@ struct Options {
         return c;
     }();
     std::string pytorch = "2";
+    std::string stop_after = "E.4";
 };
 
 struct Loaders {
@@ -61,14 +62,41 @@ Loaders section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tok
     nb.section("E.2 Preparing the dataset");
     nb.note("The notebook downloads sms_spam_collection.zip; here it is read from --data " + o.data +
             " (the notebook's 'already exists. Skipping download' line is not printed).");
-    nb.code("df = pd.read_csv(data_file_path, sep=\"\\t\", header=None, names=[\"Label\", \"Text\"])\n"
+    nb.code("import requests\n"
+            "from pathlib import Path\n"
+            "import pandas as pd\n"
+            "from previous_chapters import (\n"
+            "    download_and_unzip_spam_data,\n"
+            "    create_balanced_dataset,\n"
+            "    random_split\n"
+            ")\n"
+            "\n"
+            "url = \"https://archive.ics.uci.edu/static/public/228/sms+spam+collection.zip\"\n"
+            "zip_path = \"sms_spam_collection.zip\"\n"
+            "extracted_path = \"sms_spam_collection\"\n"
+            "data_file_path = Path(extracted_path) / \"SMSSpamCollection.tsv\"\n"
+            "\n"
+            "try:\n"
+            "    download_and_unzip_spam_data(url, zip_path, extracted_path, data_file_path)\n"
+            "except (requests.exceptions.RequestException, TimeoutError) as e:\n"
+            "    print(f\"Primary URL failed: {e}. Trying backup URL...\")\n"
+            "    url = \"https://f001.backblazeb2.com/file/LLMs-from-scratch/sms%2Bspam%2Bcollection.zip\"\n"
+            "    download_and_unzip_spam_data(url, zip_path, extracted_path, data_file_path)\n"
+            "\n"
+            "df = pd.read_csv(data_file_path, sep=\"\\t\", header=None, names=[\"Label\", \"Text\"])\n"
             "balanced_df = create_balanced_dataset(df)\n"
             "balanced_df[\"Label\"] = balanced_df[\"Label\"].map({\"ham\": 0, \"spam\": 1})\n"
             "\n"
             "train_df, validation_df, test_df = random_split(balanced_df, 0.7, 0.1)\n"
-            "train_df.to_csv(\"train.csv\", index=None) ...");
+            "train_df.to_csv(\"train.csv\", index=None)\n"
+            "validation_df.to_csv(\"validation.csv\", index=None)\n"
+            "test_df.to_csv(\"test.csv\", index=None)");
     const SplitData split = random_split(map_labels(create_balanced_dataset(parse_sms_tsv(read_sms_spam_collection(o.data)))), 0.7, 0.1);
-    nb.code("tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
+    nb.code("import torch\n"
+            "import tiktoken\n"
+            "from previous_chapters import SpamDataset\n"
+            "\n"
+            "tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
             "train_dataset = SpamDataset(\"train.csv\", max_length=None, tokenizer=tokenizer)\n"
             "val_dataset = SpamDataset(\"validation.csv\", max_length=train_dataset.max_length, tokenizer=tokenizer)\n"
             "test_dataset = SpamDataset(\"test.csv\", max_length=train_dataset.max_length, tokenizer=tokenizer)");
@@ -77,10 +105,34 @@ Loaders section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tok
     const std::size_t max_length = l.train_dataset->max_length();
     l.val_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(split.validation)), tokenizer, max_length);
     l.test_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(split.test)), tokenizer, max_length);
-    nb.code("torch.manual_seed(123)\n"
-            "train_loader = DataLoader(dataset=train_dataset, batch_size=8, shuffle=True, num_workers=0, drop_last=True)\n"
-            "val_loader = DataLoader(dataset=val_dataset, batch_size=8, num_workers=0, drop_last=False)\n"
-            "test_loader = DataLoader(dataset=test_dataset, batch_size=8, num_workers=0, drop_last=False)");
+    nb.code("from torch.utils.data import DataLoader\n"
+            "\n"
+            "num_workers = 0\n"
+            "batch_size = 8\n"
+            "\n"
+            "torch.manual_seed(123)\n"
+            "\n"
+            "train_loader = DataLoader(\n"
+            "    dataset=train_dataset,\n"
+            "    batch_size=batch_size,\n"
+            "    shuffle=True,\n"
+            "    num_workers=num_workers,\n"
+            "    drop_last=True,\n"
+            ")\n"
+            "\n"
+            "val_loader = DataLoader(\n"
+            "    dataset=val_dataset,\n"
+            "    batch_size=batch_size,\n"
+            "    num_workers=num_workers,\n"
+            "    drop_last=False,\n"
+            ")\n"
+            "\n"
+            "test_loader = DataLoader(\n"
+            "    dataset=test_dataset,\n"
+            "    batch_size=batch_size,\n"
+            "    num_workers=num_workers,\n"
+            "    drop_last=False,\n"
+            ")");
     gen.manual_seed(123);
     l.train = std::make_unique<ClassificationLoader>(*l.train_dataset, 8, true, true);
     l.val = std::make_unique<ClassificationLoader>(*l.val_dataset, 8, false, false);
@@ -108,8 +160,29 @@ Loaders section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tok
 
 std::unique_ptr<GPTModel> section_e3(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tokenizer& tokenizer, const Loaders& l) {
     nb.section("E.3 Initializing the model");
-    nb.code("CHOOSE_MODEL = \"gpt2-small (124M)\"\n"
-            "...\n"
+    nb.code("from gpt_download import download_and_load_gpt2\n"
+            "from previous_chapters import GPTModel, load_weights_into_gpt\n"
+            "\n"
+            "CHOOSE_MODEL = \"gpt2-small (124M)\"\n"
+            "INPUT_PROMPT = \"Every effort moves\"\n"
+            "\n"
+            "BASE_CONFIG = {\n"
+            "    \"vocab_size\": 50257,     # Vocabulary size\n"
+            "    \"context_length\": 1024,  # Context length\n"
+            "    \"drop_rate\": 0.0,        # Dropout rate\n"
+            "    \"qkv_bias\": True         # Query-key-value bias\n"
+            "}\n"
+            "\n"
+            "model_configs = {\n"
+            "    \"gpt2-small (124M)\": {\"emb_dim\": 768, \"n_layers\": 12, \"n_heads\": 12},\n"
+            "    \"gpt2-medium (355M)\": {\"emb_dim\": 1024, \"n_layers\": 24, \"n_heads\": 16},\n"
+            "    \"gpt2-large (774M)\": {\"emb_dim\": 1280, \"n_layers\": 36, \"n_heads\": 20},\n"
+            "    \"gpt2-xl (1558M)\": {\"emb_dim\": 1600, \"n_layers\": 48, \"n_heads\": 25},\n"
+            "}\n"
+            "\n"
+            "BASE_CONFIG.update(model_configs[CHOOSE_MODEL])\n"
+            "\n"
+            "model_size = CHOOSE_MODEL.split(\" \")[-1].lstrip(\"(\").rstrip(\")\")\n"
             "settings, params = download_and_load_gpt2(model_size=model_size, models_dir=\"gpt2\")\n"
             "\n"
             "model = GPTModel(BASE_CONFIG)\n"
@@ -129,7 +202,13 @@ std::unique_ptr<GPTModel> section_e3(Notebook& nb, Generator& gen, const Options
     if (l.train_dataset->max_length() > model->cfg.context_length)
         throw std::runtime_error(fmt::format("the data's longest text has {} tokens, past the model's context length {}",
                                              l.train_dataset->max_length(), model->cfg.context_length));
-    nb.code("text_1 = \"Every effort moves you\"\n"
+    nb.code("from previous_chapters import (\n"
+            "    generate_text_simple,\n"
+            "    text_to_token_ids,\n"
+            "    token_ids_to_text\n"
+            ")\n"
+            "\n"
+            "text_1 = \"Every effort moves you\"\n"
             "\n"
             "token_ids = generate_text_simple(\n"
             "    model=model,\n"
@@ -148,14 +227,32 @@ std::unique_ptr<GPTModel> section_e3(Notebook& nb, Generator& gen, const Options
             "model.out_head = torch.nn.Linear(in_features=768, out_features=num_classes)");
     gen.manual_seed(123);
     replace_out_head(*model, gen, 2);
-    nb.code("device = torch.device(\"cpu\")  # the notebook: cuda, else mps, else cpu\n"
-            "print(\"Device:\", device)");
+    nb.code("if torch.cuda.is_available():\n"
+            "    device = torch.device(\"cuda\")\n"
+            "elif torch.backends.mps.is_available():\n"
+            "    major, minor = map(int, torch.__version__.split(\".\")[:2])\n"
+            "    if (major, minor) >= (2, 9):\n"
+            "        device = torch.device(\"mps\")\n"
+            "    else:\n"
+            "        device = torch.device(\"cpu\")\n"
+            "else:\n"
+            "    device = torch.device(\"cpu\")\n"
+            "\n"
+            "print(\"Device:\", device)\n"
+            "\n"
+            "model.to(device);  # no assignment model = model.to(device) necessary for nn.Module classes");
     nb.note("The notebook ran on Apple's MPS device (it prints \"Device: mps\"): its accuracies and losses differ from a CPU's.");
     nb.print("Device: cpu");
-    nb.code("torch.manual_seed(123)\n"
+    nb.code("from previous_chapters import calc_accuracy_loader\n"
+            "\n"
+            "torch.manual_seed(123)\n"
             "train_accuracy = calc_accuracy_loader(train_loader, model, device, num_batches=10)\n"
             "val_accuracy = calc_accuracy_loader(val_loader, model, device, num_batches=10)\n"
-            "test_accuracy = calc_accuracy_loader(test_loader, model, device, num_batches=10) ...");
+            "test_accuracy = calc_accuracy_loader(test_loader, model, device, num_batches=10)\n"
+            "\n"
+            "print(f\"Training accuracy: {train_accuracy*100:.2f}%\")\n"
+            "print(f\"Validation accuracy: {val_accuracy*100:.2f}%\")\n"
+            "print(f\"Test accuracy: {test_accuracy*100:.2f}%\")");
     gen.manual_seed(123);
     print_accuracies(nb, gen, *model, l, 10);
     return model;
@@ -163,7 +260,9 @@ std::unique_ptr<GPTModel> section_e3(Notebook& nb, Generator& gen, const Options
 
 void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model, const Loaders& l) {
     nb.section("E.4 Parameter-efficient finetuning with LoRA");
-    nb.code("class LoRALayer(torch.nn.Module):\n"
+    nb.code("import math\n"
+            "\n"
+            "class LoRALayer(torch.nn.Module):\n"
             "    def __init__(self, in_dim, out_dim, rank, alpha):\n"
             "        super().__init__()\n"
             "        self.A = torch.nn.Parameter(torch.empty(in_dim, rank))\n"
@@ -188,10 +287,8 @@ void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model,
     nb.code("def replace_linear_with_lora(model, rank, alpha):\n"
             "    for name, module in model.named_children():\n"
             "        if isinstance(module, torch.nn.Linear):\n"
-            "            # Replace the Linear layer with LinearWithLoRA\n"
             "            setattr(model, name, LinearWithLoRA(module, rank, alpha))\n"
             "        else:\n"
-            "            # Recursively apply the same function to child modules\n"
             "            replace_linear_with_lora(module, rank, alpha)");
     nb.code("total_params = sum(p.numel() for p in model.parameters() if p.requires_grad)\n"
             "print(f\"Total trainable parameters before: {total_params:,}\")\n"
@@ -209,15 +306,26 @@ void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model,
             "print(f\"Total trainable LoRA parameters: {total_params:,}\")");
     replace_linear_with_lora(model, gen, 16, 16.0);
     nb.print("Total trainable LoRA parameters: " + with_commas(lora_parameter_count(model)));
-    nb.code("model.to(device)\n\nprint(model)");
+    nb.code("model.to(device)\n"
+            "\n"
+            "print(model)");
     ModuleRepr tree = module_repr(model);
     rename_children(tree, "drop_shortcut", "drop_resid");  // appendix E's previous_chapters.py names it so
     nb.print(repr(tree));
     nb.code("torch.manual_seed(123)\n"
-            "train_accuracy = calc_accuracy_loader(train_loader, model, device, num_batches=10) ...");
+            "train_accuracy = calc_accuracy_loader(train_loader, model, device, num_batches=10)\n"
+            "val_accuracy = calc_accuracy_loader(val_loader, model, device, num_batches=10)\n"
+            "test_accuracy = calc_accuracy_loader(test_loader, model, device, num_batches=10)\n"
+            "\n"
+            "print(f\"Training accuracy: {train_accuracy*100:.2f}%\")\n"
+            "print(f\"Validation accuracy: {val_accuracy*100:.2f}%\")\n"
+            "print(f\"Test accuracy: {test_accuracy*100:.2f}%\")");
     gen.manual_seed(123);
     print_accuracies(nb, gen, model, l, 10);
-    nb.code("start_time = time.time()\n"
+    nb.code("import time\n"
+            "from previous_chapters import train_classifier_simple\n"
+            "\n"
+            "start_time = time.time()\n"
             "\n"
             "torch.manual_seed(123)\n"
             "\n"
@@ -228,7 +336,9 @@ void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model,
             "    model, train_loader, val_loader, optimizer, device,\n"
             "    num_epochs=num_epochs, eval_freq=50, eval_iter=5,\n"
             ")\n"
-            "...\n"
+            "\n"
+            "end_time = time.time()\n"
+            "execution_time_minutes = (end_time - start_time) / 60\n"
             "print(f\"Training completed in {execution_time_minutes:.2f} minutes.\")");
     nb.note(fmt::format("AdamW updates as PyTorch {} computes them (--pytorch 2|1.13). \"Training completed in X minutes.\" goes to "
                         "standard error: the minutes are this machine's.",
@@ -244,14 +354,20 @@ void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model,
     train_classifier_simple(model, *l.train, *l.val, optimizer, gen, 5, 50, 5, [&](const std::string& line) { nb.print(line); });
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     std::cerr << fmt::format("Training completed in {:.2f} minutes.", minutes) << std::endl;
-    nb.code("epochs_tensor = torch.linspace(0, num_epochs, len(train_losses))\n"
+    nb.code("from previous_chapters import plot_values\n"
+            "\n"
+            "epochs_tensor = torch.linspace(0, num_epochs, len(train_losses))\n"
             "examples_seen_tensor = torch.linspace(0, examples_seen, len(train_losses))\n"
             "\n"
             "plot_values(epochs_tensor, examples_seen_tensor, train_losses, val_losses, label=\"loss\")");
     nb.note("The plot is not drawn.");
     nb.code("train_accuracy = calc_accuracy_loader(train_loader, model, device)\n"
             "val_accuracy = calc_accuracy_loader(val_loader, model, device)\n"
-            "test_accuracy = calc_accuracy_loader(test_loader, model, device) ...");
+            "test_accuracy = calc_accuracy_loader(test_loader, model, device)\n"
+            "\n"
+            "print(f\"Training accuracy: {train_accuracy*100:.2f}%\")\n"
+            "print(f\"Validation accuracy: {val_accuracy*100:.2f}%\")\n"
+            "print(f\"Test accuracy: {test_accuracy*100:.2f}%\")");
     print_accuracies(nb, gen, model, l, std::nullopt);
 }
 
@@ -283,12 +399,16 @@ int main(int argc, char** argv) {
                     throw CLI::ValidationError("--n-heads", fmt::format("{} does not divide --emb-dim {}", o.cfg.n_heads, o.cfg.emb_dim));
             });
             add_pytorch_option(app, o.pytorch);
+            app.add_option("--stop-after", o.stop_after, "the last section to run: E.2, E.3 (no LoRA, no training) or E.4 (the default)")
+                ->check(CLI::IsMember({"E.2", "E.3", "E.4"}));
         },
         [&](Notebook& nb, Generator& gen) {
             if (heads != 0) o.heads = heads;
             const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
             const Loaders loaders = section_e2(nb, gen, o, tokenizer);
+            if (o.stop_after == "E.2") return;
             std::unique_ptr<GPTModel> model = section_e3(nb, gen, o, tokenizer, loaders);
+            if (o.stop_after == "E.3") return;
             section_e4(nb, gen, o, *model, loaders);
         });
 }

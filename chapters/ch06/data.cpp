@@ -31,35 +31,113 @@ int main(int argc, char** argv) {
             nb.note("The notebook downloads sms_spam_collection.zip; here it is read from --data " + data +
                     " (the notebook's 'already exists. Skipping download' line and its DataFrame displays are not reproduced).");
             const std::vector<SmsMessage> df = parse_sms_tsv(read_sms_spam_collection(data));
-            nb.code("df = pd.read_csv(data_file_path, sep=\"\\t\", header=None, names=[\"Label\", \"Text\"])\n"
-                    "print(df[\"Label\"].value_counts())");
+            nb.code("import pandas as pd\n"
+                    "\n"
+                    "df = pd.read_csv(data_file_path, sep=\"\\t\", header=None, names=[\"Label\", \"Text\"])");
+            nb.code("print(df[\"Label\"].value_counts())");
             nb.print(value_counts_text(df));
-            nb.code("balanced_df = create_balanced_dataset(df)\nprint(balanced_df[\"Label\"].value_counts())");
+            nb.code("def create_balanced_dataset(df):\n"
+                    "\n"
+                    "    num_spam = df[df[\"Label\"] == \"spam\"].shape[0]\n"
+                    "\n"
+                    "    ham_subset = df[df[\"Label\"] == \"ham\"].sample(num_spam, random_state=123)\n"
+                    "\n"
+                    "    balanced_df = pd.concat([ham_subset, df[df[\"Label\"] == \"spam\"]])\n"
+                    "\n"
+                    "    return balanced_df\n"
+                    "\n"
+                    "balanced_df = create_balanced_dataset(df)\n"
+                    "print(balanced_df[\"Label\"].value_counts())");
             const std::vector<SmsMessage> balanced_text = create_balanced_dataset(df);
             nb.print(value_counts_text(balanced_text));
-            nb.code("balanced_df[\"Label\"] = balanced_df[\"Label\"].map({\"ham\": 0, \"spam\": 1})\n"
+            nb.code("balanced_df[\"Label\"] = balanced_df[\"Label\"].map({\"ham\": 0, \"spam\": 1})");
+            nb.code("def random_split(df, train_frac, validation_frac):\n"
+                    "    df = df.sample(frac=1, random_state=123).reset_index(drop=True)\n"
+                    "\n"
+                    "    train_end = int(len(df) * train_frac)\n"
+                    "    validation_end = train_end + int(len(df) * validation_frac)\n"
+                    "\n"
+                    "    train_df = df[:train_end]\n"
+                    "    validation_df = df[train_end:validation_end]\n"
+                    "    test_df = df[validation_end:]\n"
+                    "\n"
+                    "    return train_df, validation_df, test_df\n"
+                    "\n"
                     "train_df, validation_df, test_df = random_split(balanced_df, 0.7, 0.1)\n"
-                    "train_df.to_csv(\"train.csv\", index=None) ...");
+                    "\n"
+                    "train_df.to_csv(\"train.csv\", index=None)\n"
+                    "validation_df.to_csv(\"validation.csv\", index=None)\n"
+                    "test_df.to_csv(\"test.csv\", index=None)");
             const SplitData split = random_split(map_labels(balanced_text), 0.7, 0.1);
             const std::string csv[3] = {to_csv(split.train), to_csv(split.validation), to_csv(split.test)};
 
             nb.section("6.3 Creating data loaders");
             const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
-            nb.code("print(tokenizer.encode(\"<|endoftext|>\", allowed_special={\"<|endoftext|>\"}))");
+            nb.code("import tiktoken\n"
+                    "\n"
+                    "tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
+                    "print(tokenizer.encode(\"<|endoftext|>\", allowed_special={\"<|endoftext|>\"}))");
             const std::vector<std::int64_t> eot = tokenizer.encode("<|endoftext|>");
             nb.print(fmt::format("[{}]", fmt::join(eot, ", ")));
-            nb.code("train_dataset = SpamDataset(csv_file=\"train.csv\", max_length=None, tokenizer=tokenizer)\n"
+            nb.code("train_dataset = SpamDataset(\n"
+                    "    csv_file=\"train.csv\",\n"
+                    "    max_length=None,\n"
+                    "    tokenizer=tokenizer\n"
+                    ")\n"
+                    "\n"
                     "print(train_dataset.max_length)");
             const SpamDataset train_dataset(read_labeled_csv(csv[0]), tokenizer);
             nb.print(train_dataset.max_length());
+            nb.code("val_dataset = SpamDataset(\n"
+                    "    csv_file=\"validation.csv\",\n"
+                    "    max_length=train_dataset.max_length,\n"
+                    "    tokenizer=tokenizer\n"
+                    ")\n"
+                    "test_dataset = SpamDataset(\n"
+                    "    csv_file=\"test.csv\",\n"
+                    "    max_length=train_dataset.max_length,\n"
+                    "    tokenizer=tokenizer\n"
+                    ")");
             const SpamDataset val_dataset(read_labeled_csv(csv[1]), tokenizer, train_dataset.max_length());
             const SpamDataset test_dataset(read_labeled_csv(csv[2]), tokenizer, train_dataset.max_length());
-            nb.code("torch.manual_seed(123)\ntrain_loader = DataLoader(dataset=train_dataset, batch_size=8, shuffle=True, "
-                    "num_workers=0, drop_last=True) ...\nprint(\"Train loader:\")\nfor input_batch, target_batch in train_loader:\n    pass");
+            nb.code("from torch.utils.data import DataLoader\n"
+                    "\n"
+                    "num_workers = 0\n"
+                    "batch_size = 8\n"
+                    "\n"
+                    "torch.manual_seed(123)\n"
+                    "\n"
+                    "train_loader = DataLoader(\n"
+                    "    dataset=train_dataset,\n"
+                    "    batch_size=batch_size,\n"
+                    "    shuffle=True,\n"
+                    "    num_workers=num_workers,\n"
+                    "    drop_last=True,\n"
+                    ")\n"
+                    "\n"
+                    "val_loader = DataLoader(\n"
+                    "    dataset=val_dataset,\n"
+                    "    batch_size=batch_size,\n"
+                    "    num_workers=num_workers,\n"
+                    "    drop_last=False,\n"
+                    ")\n"
+                    "\n"
+                    "test_loader = DataLoader(\n"
+                    "    dataset=test_dataset,\n"
+                    "    batch_size=batch_size,\n"
+                    "    num_workers=num_workers,\n"
+                    "    drop_last=False,\n"
+                    ")");
             gen.manual_seed(123);
             const ClassificationLoader train_loader(train_dataset, 8, true, true);
             const ClassificationLoader val_loader(val_dataset, 8, false, false);
             const ClassificationLoader test_loader(test_dataset, 8, false, false);
+            nb.code("print(\"Train loader:\")\n"
+                    "for input_batch, target_batch in train_loader:\n"
+                    "    pass\n"
+                    "\n"
+                    "print(\"Input batch dimensions:\", input_batch.shape)\n"
+                    "print(\"Label batch dimensions\", target_batch.shape)");
             nb.print("Train loader:");
             ClassificationBatch batch;
             auto epoch = train_loader.begin(gen);
@@ -67,7 +145,9 @@ int main(int argc, char** argv) {
             }
             nb.print(fmt::format("Input batch dimensions: torch.Size([{}, {}])", batch.B, batch.T));
             nb.print(fmt::format("Label batch dimensions torch.Size([{}])", batch.B));
-            nb.code("print(f\"{len(train_loader)} training batches\") ...");
+            nb.code("print(f\"{len(train_loader)} training batches\")\n"
+                    "print(f\"{len(val_loader)} validation batches\")\n"
+                    "print(f\"{len(test_loader)} test batches\")");
             nb.print(fmt::format("{} training batches", train_loader.size()));
             nb.print(fmt::format("{} validation batches", val_loader.size()));
             nb.print(fmt::format("{} test batches", test_loader.size()));

@@ -365,9 +365,26 @@ std::string without_device(std::string_view output, std::string* device) {
     return result;
 }
 
-namespace {
-
-}  // namespace
+std::string without_timing(std::string_view output) {
+    static const std::string prefix = "Training completed in ", suffix = " minutes.";
+    std::string result;
+    std::size_t start = 0;
+    while (start < output.size()) {
+        std::size_t newline = output.find('\n', start);
+        const std::size_t end = newline == std::string_view::npos ? output.size() : newline + 1;
+        std::string_view line = output.substr(start, end - start);
+        std::string_view text = line.substr(0, line.size() - (line.back() == '\n' ? 1 : 0));
+        bool timing = text.size() > prefix.size() + suffix.size() && text.substr(0, prefix.size()) == prefix &&
+                      text.substr(text.size() - suffix.size()) == suffix;
+        if (timing) {
+            for (char c : text.substr(prefix.size(), text.size() - prefix.size() - suffix.size()))
+                timing = timing && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
+        }
+        if (!timing) result.append(line);
+        start = end;
+    }
+    return result;
+}
 
 std::vector<NotebookCell> read_notebook(std::string_view text) {
     return is_text_export(text) ? read_text_export(text) : read_ipynb(text);
@@ -527,6 +544,7 @@ std::vector<CellResult> check_notebook(const std::vector<NotebookCell>& notebook
             result.program_cell = mapped;
             const ProgramCell& program = cells[*mapped];
             result.code_change = code_change(cell, program);
+            cell.output = without_timing(cell.output);
             const Comparison comparison = compare_outputs(cell.output, program.output);
             result.status = comparison.verdict == Verdict::match   ? CellStatus::match
                             : comparison.verdict == Verdict::close ? CellStatus::close

@@ -77,7 +77,12 @@ struct CellResult {
 // its program's is not covered, with the device as the reason (the book's ch07 ran on a Mac).
 std::string without_device(std::string_view output, std::string* device = nullptr);
 
-// Checks every output cell of `notebook` against `cells`.
+// A notebook's output without its timing lines ("Training completed in 2.16 minutes.", as the
+// book's training cells print): the minutes are the machine's, and the programs write that line to
+// standard error. The rest of the output is compared.
+std::string without_timing(std::string_view output);
+
+// Checks every output cell of `notebook` against `cells` (their outputs without_timing).
 std::vector<CellResult> check_notebook(const std::vector<NotebookCell>& notebook, const std::vector<ProgramCell>& cells);
 
 // Once the notebook's chapter is known (`chapter_programs`, its group's programs): a cell mapped to

@@ -330,3 +330,12 @@ TEST_CASE("without_device: a GPU's or a Mac's tensors and Device line as the CPU
     CHECK(without_device("Device: cpu\ntensor([1])\n") == "Device: cpu\ntensor([1])\n");
     CHECK(without_device("My Device: mps\n") == "My Device: mps\n");
 }
+
+TEST_CASE("without_timing: the training cells' 'Training completed in X minutes.' lines left out, nothing else") {
+    CHECK(without_timing("Ep 1 (Step 000000): Train loss 3.820\nTraining completed in 2.16 minutes.\n") ==
+          "Ep 1 (Step 000000): Train loss 3.820\n");
+    CHECK(without_timing("Training completed in 0.00 minutes.") == "");
+    CHECK(without_timing("Training completed in many minutes.\n") == "Training completed in many minutes.\n");
+    CHECK(without_timing("a\nTraining completed in 1.5 minutes. Done\nb") == "a\nTraining completed in 1.5 minutes. Done\nb");
+    CHECK(without_timing("") == "");
+}

@@ -22,6 +22,13 @@ copied here (they are read from the .ipynb):
 - matplotlib is a stand-in that draws nothing; "Training completed in X minutes." is left out
   (the program writes it to standard error: the minutes are the machine's);
 - AdamW is PyTorch 2.x's CPU step (torch2x_adamw.py), as the notebook ran 2.9.
+--until E.3 stops before section E.4's first cell (the program's --stop-after E.3). --notebook OUT
+also writes the book's notebook with each cell's output replaced by what it printed here (the
+version cell's kept, the cells not run cleared: executed_notebook.py), llmfs-nbcheck's test
+notebook; there the timing line stays, as Jupyter shows it. The 124M model without size flags:
+
+    /usr/bin/python3 tests/goldens/appendix_e_reference.py BOOK data/tests/ch06/sms_clean.tsv \\
+        --until E.3 --notebook tests/nbcheck/appendix_e_random124m_e3.ipynb > /dev/null
 """
 import contextlib
 import io
@@ -39,7 +46,8 @@ sys.path.insert(0, str(HERE))
 import book_checkout  # noqa: E402
 
 NOTEBOOK = os.path.join("appendix-E", "01_main-chapter-code", "appendix-E.ipynb")
-USAGE = "appendix_e_reference.py BOOK DATA [--emb-dim N] [--n-heads N] [--n-layers N]"
+USAGE = ("appendix_e_reference.py BOOK DATA [--emb-dim N] [--n-heads N] [--n-layers N] [--until E.3] "
+         "[--notebook OUT.ipynb]")
 
 
 class _Anything:
@@ -56,24 +64,27 @@ class _Anything:
 
 
 def parse(rest):
-    changes, positional = {}, []
+    changes, positional, options = {}, [], {"--until": None, "--notebook": None}
     flags = {"--emb-dim": "emb_dim", "--n-heads": "n_heads", "--n-layers": "n_layers"}
     i = 0
     while i < len(rest):
         if rest[i] in flags and i + 1 < len(rest):
             changes[flags[rest[i]]] = int(rest[i + 1])
             i += 2
+        elif rest[i] in options and i + 1 < len(rest):
+            options[rest[i]] = rest[i + 1]
+            i += 2
         else:
             positional.append(rest[i])
             i += 1
-    if len(positional) != 1:
+    if len(positional) != 1 or options["--until"] not in (None, "E.3"):
         sys.exit(f"usage: {USAGE}")
-    return os.path.abspath(positional[0]), changes
+    return os.path.abspath(positional[0]), changes, options
 
 
 def main():
     book, rest = book_checkout.argument(USAGE, NOTEBOOK)
-    data, changes = parse(rest)
+    data, changes, options = parse(rest)
     import tiktoken_stub
     tiktoken_stub.install()
     sys.modules["matplotlib"] = types.ModuleType("matplotlib")
@@ -99,7 +110,7 @@ def main():
     nb = json.loads(pathlib.Path(book, NOTEBOOK).read_text(encoding="utf-8"))
     sources = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     ns = {"__name__": "__main__"}
-    out = []
+    out, printed = [], {}
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(tmp, "sms_spam_collection"))
@@ -109,15 +120,21 @@ def main():
             for k, source in enumerate(sources):
                 if k == 0:
                     continue  # package versions
+                if options["--until"] == "E.3" and "class LoRALayer(" in source:
+                    break  # section E.4 starts here
                 source = source.replace("in_features=768", f"in_features={emb}")
                 buffer = io.StringIO()
                 with contextlib.redirect_stdout(buffer):
                     exec(compile(source, f"<appendix-E cell {k}>", "exec"), ns)
+                printed[k] = buffer.getvalue()
                 out += [line for line in buffer.getvalue().splitlines(keepends=True)
                         if not line.startswith("Training completed in ")]
         finally:
             os.chdir(cwd)
     sys.stdout.write("".join(out))
+    if options["--notebook"]:
+        import executed_notebook
+        executed_notebook.write(pathlib.Path(book, NOTEBOOK), printed, options["--notebook"], keep=(0,))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,13 @@ column, which its repr prints ("Label" above the rows, "Name: count"); 1.5.3 nam
 the column. value_counts is wrapped here to name them as 2.x does, nothing else changed.
 
 usage: /usr/bin/python3 tests/goldens/ch06_reference.py BOOK DATA > data/golden/default/ch06_data.txt
+--notebook OUT also writes the book's notebook with those cells' outputs replaced by what they
+printed here and the other cells cleared but the version cell (executed_notebook.py): llmfs-nbcheck's
+test notebook tests/nbcheck/ch06/ch06_small_data.ipynb (its data beside it:
+sms_spam_collection/SMSSpamCollection.tsv, a link to data/tests/ch06/sms_clean.tsv).
 """
+import contextlib
+import io
 import json
 import os
 import pathlib
@@ -21,9 +27,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book_checkout  # noqa: E402
 
 NOTEBOOK = "ch06/01_main-chapter-code/ch06.ipynb"
-BOOK, REST = book_checkout.argument("ch06_reference.py BOOK DATA", NOTEBOOK)
+BOOK, REST = book_checkout.argument("ch06_reference.py BOOK DATA [--notebook OUT.ipynb]", NOTEBOOK)
+NOTEBOOK_OUT = None
+if len(REST) == 3 and REST[1] == "--notebook":
+    NOTEBOOK_OUT = REST.pop(2)
+    REST.pop(1)
 if len(REST) != 1:
-    sys.stderr.write("usage: ch06_reference.py BOOK DATA\n")
+    sys.stderr.write("usage: ch06_reference.py BOOK DATA [--notebook OUT.ipynb]\n")
     sys.exit(2)
 DATA = os.path.abspath(REST[0])
 
@@ -50,18 +60,27 @@ def main():
     start = next(i for i, c in enumerate(cells) if "download_and_unzip_spam_data(url" in c)
     end = next(i for i, c in enumerate(cells) if "print(f\"{len(train_loader)} training batches\")" in c)
     ns = {"__name__": "__main__"}
+    printed = {}
     with tempfile.TemporaryDirectory() as tmp:
         cwd = os.getcwd()
         os.chdir(tmp)
         try:
             exec("from pathlib import Path\ndata_file_path = Path(%r)" % DATA, ns)
-            for cell in cells[start + 1:end + 1]:
+            for k in range(start + 1, end + 1):
+                cell = cells[k]
                 lines = cell.strip().splitlines()
                 if lines[-1].strip() in ("df", "balanced_df"):  # a DataFrame display: not reproduced
                     cell = "\n".join(lines[:-1])
-                exec(compile(cell, NOTEBOOK, "exec"), ns)
+                buffer = io.StringIO()
+                with contextlib.redirect_stdout(buffer):
+                    exec(compile(cell, NOTEBOOK, "exec"), ns)
+                printed[k] = buffer.getvalue()
+                sys.stdout.write(printed[k])
         finally:
             os.chdir(cwd)
+    if NOTEBOOK_OUT:
+        import executed_notebook
+        executed_notebook.write(pathlib.Path(BOOK, NOTEBOOK), printed, NOTEBOOK_OUT, keep=(0,))
 
 
 if __name__ == "__main__":
