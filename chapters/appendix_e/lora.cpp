@@ -43,22 +43,17 @@ struct Options {
     std::string stop_after = "E.4";
 };
 
-struct Loaders {
-    std::unique_ptr<SpamDataset> train_dataset, val_dataset, test_dataset;
-    std::unique_ptr<ClassificationLoader> train, val, test;
-};
-
 // print(f"Training accuracy: ..."), the three loaders' calc_accuracy_loader
-void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const Loaders& l, std::optional<std::size_t> num_batches) {
-    const double train = calc_accuracy_loader(*l.train, model, gen, num_batches);
-    const double val = calc_accuracy_loader(*l.val, model, gen, num_batches);
-    const double test = calc_accuracy_loader(*l.test, model, gen, num_batches);
+void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamData& l, std::optional<std::size_t> num_batches) {
+    const double train = calc_accuracy_loader(*l.train_loader, model, gen, num_batches);
+    const double val = calc_accuracy_loader(*l.val_loader, model, gen, num_batches);
+    const double test = calc_accuracy_loader(*l.test_loader, model, gen, num_batches);
     nb.print(fmt::format("Training accuracy: {:.2f}%", train * 100));
     nb.print(fmt::format("Validation accuracy: {:.2f}%", val * 100));
     nb.print(fmt::format("Test accuracy: {:.2f}%", test * 100));
 }
 
-Loaders section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tokenizer& tokenizer) {
+SpamData section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tokenizer& tokenizer) {
     nb.section("E.2 Preparing the dataset");
     nb.note("The notebook downloads sms_spam_collection.zip; here it is read from --data " + o.data +
             " (the notebook's 'already exists. Skipping download' line is not printed).");
@@ -91,7 +86,6 @@ Loaders section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tok
             "train_df.to_csv(\"train.csv\", index=None)\n"
             "validation_df.to_csv(\"validation.csv\", index=None)\n"
             "test_df.to_csv(\"test.csv\", index=None)");
-    const SplitData split = random_split(map_labels(create_balanced_dataset(parse_sms_tsv(read_sms_spam_collection(o.data)))), 0.7, 0.1);
     nb.code("import torch\n"
             "import tiktoken\n"
             "from previous_chapters import SpamDataset\n"
@@ -100,11 +94,6 @@ Loaders section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tok
             "train_dataset = SpamDataset(\"train.csv\", max_length=None, tokenizer=tokenizer)\n"
             "val_dataset = SpamDataset(\"validation.csv\", max_length=train_dataset.max_length, tokenizer=tokenizer)\n"
             "test_dataset = SpamDataset(\"test.csv\", max_length=train_dataset.max_length, tokenizer=tokenizer)");
-    Loaders l;
-    l.train_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(split.train)), tokenizer);
-    const std::size_t max_length = l.train_dataset->max_length();
-    l.val_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(split.validation)), tokenizer, max_length);
-    l.test_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(split.test)), tokenizer, max_length);
     nb.code("from torch.utils.data import DataLoader\n"
             "\n"
             "num_workers = 0\n"
@@ -133,10 +122,7 @@ Loaders section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tok
             "    num_workers=num_workers,\n"
             "    drop_last=False,\n"
             ")");
-    gen.manual_seed(123);
-    l.train = std::make_unique<ClassificationLoader>(*l.train_dataset, 8, true, true);
-    l.val = std::make_unique<ClassificationLoader>(*l.val_dataset, 8, false, false);
-    l.test = std::make_unique<ClassificationLoader>(*l.test_dataset, 8, false, false);
+    SpamData l = load_spam_data(o.data, tokenizer, gen);  // the three cells above
     nb.code("print(\"Train loader:\")\n"
             "for input_batch, target_batch in train_loader:\n"
             "    pass\n"
@@ -145,20 +131,20 @@ Loaders section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tok
             "print(\"Label batch dimensions\", target_batch.shape)");
     nb.print("Train loader:");
     ClassificationBatch batch;
-    for (auto epoch = l.train->begin(gen); epoch.next(batch);) {
+    for (auto epoch = l.train_loader->begin(gen); epoch.next(batch);) {
     }
     nb.print(fmt::format("Input batch dimensions: torch.Size([{}, {}])", batch.B, batch.T));
     nb.print(fmt::format("Label batch dimensions torch.Size([{}])", batch.B));
     nb.code("print(f\"{len(train_loader)} training batches\")\n"
             "print(f\"{len(val_loader)} validation batches\")\n"
             "print(f\"{len(test_loader)} test batches\")");
-    nb.print(fmt::format("{} training batches", l.train->size()));
-    nb.print(fmt::format("{} validation batches", l.val->size()));
-    nb.print(fmt::format("{} test batches", l.test->size()));
+    nb.print(fmt::format("{} training batches", l.train_loader->size()));
+    nb.print(fmt::format("{} validation batches", l.val_loader->size()));
+    nb.print(fmt::format("{} test batches", l.test_loader->size()));
     return l;
 }
 
-std::unique_ptr<GPTModel> section_e3(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tokenizer& tokenizer, const Loaders& l) {
+std::unique_ptr<GPTModel> section_e3(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tokenizer& tokenizer, const SpamData& l) {
     nb.section("E.3 Initializing the model");
     nb.code("from gpt_download import download_and_load_gpt2\n"
             "from previous_chapters import GPTModel, load_weights_into_gpt\n"
@@ -258,7 +244,7 @@ std::unique_ptr<GPTModel> section_e3(Notebook& nb, Generator& gen, const Options
     return model;
 }
 
-void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model, const Loaders& l) {
+void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model, const SpamData& l) {
     nb.section("E.4 Parameter-efficient finetuning with LoRA");
     nb.code("import math\n"
             "\n"
@@ -350,8 +336,8 @@ void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model,
     adamw.weight_decay = 0.1;
     adamw.version = *parse_pytorch_version(o.pytorch);
     LoRAAdamW optimizer(model, adamw);
-    std::cerr << fmt::format("training the LoRA adapters: {} batches per epoch, 5 epochs", l.train->size()) << std::endl;
-    train_classifier_simple(model, *l.train, *l.val, optimizer, gen, 5, 50, 5, [&](const std::string& line) { nb.print(line); });
+    std::cerr << fmt::format("training the LoRA adapters: {} batches per epoch, 5 epochs", l.train_loader->size()) << std::endl;
+    train_classifier_simple(model, *l.train_loader, *l.val_loader, optimizer, gen, 5, 50, 5, [&](const std::string& line) { nb.print(line); });
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     std::cerr << fmt::format("Training completed in {:.2f} minutes.", minutes) << std::endl;
     nb.code("from previous_chapters import plot_values\n"
@@ -405,7 +391,7 @@ int main(int argc, char** argv) {
         [&](Notebook& nb, Generator& gen) {
             if (heads != 0) o.heads = heads;
             const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
-            const Loaders loaders = section_e2(nb, gen, o, tokenizer);
+            const SpamData loaders = section_e2(nb, gen, o, tokenizer);
             if (o.stop_after == "E.2") return;
             std::unique_ptr<GPTModel> model = section_e3(nb, gen, o, tokenizer, loaders);
             if (o.stop_after == "E.3") return;

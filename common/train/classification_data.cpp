@@ -356,4 +356,18 @@ bool ClassificationLoader::Epoch::next(ClassificationBatch& batch) {
     return true;
 }
 
+SpamData load_spam_data(const std::string& path, const Gpt2Tokenizer& tokenizer, Generator& gen) {
+    SpamData d;
+    d.split = random_split(map_labels(create_balanced_dataset(parse_sms_tsv(read_sms_spam_collection(path)))), 0.7, 0.1);
+    d.train_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(d.split.train)), tokenizer);
+    const std::size_t max_length = d.train_dataset->max_length();
+    d.val_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(d.split.validation)), tokenizer, max_length);
+    d.test_dataset = std::make_unique<SpamDataset>(read_labeled_csv(to_csv(d.split.test)), tokenizer, max_length);
+    gen.manual_seed(123);
+    d.train_loader = std::make_unique<ClassificationLoader>(*d.train_dataset, 8, true, true);
+    d.val_loader = std::make_unique<ClassificationLoader>(*d.val_dataset, 8, false, false);
+    d.test_loader = std::make_unique<ClassificationLoader>(*d.test_dataset, 8, false, false);
+    return d;
+}
+
 }  // namespace llmfs

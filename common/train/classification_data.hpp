@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -140,5 +141,18 @@ private:
     std::size_t batch_size;
     bool shuffle, drop_last;
 };
+
+// Chapter 6's sections 6.2 and 6.3 as their cells leave the data (appendix E's the same):
+//   df = pd.read_csv(...); balanced_df = create_balanced_dataset(df); the labels mapped;
+//   train_df, validation_df, test_df = random_split(balanced_df, 0.7, 0.1); to_csv each
+//   train_dataset = SpamDataset("train.csv", max_length=None, ...); val and test at its max_length
+//   torch.manual_seed(123); the three loaders (batch 8; the training one shuffled, drop_last)
+// from `path` (the zip or the TSV; read_sms_spam_collection), the CSVs read back as pandas reads them.
+struct SpamData {
+    SplitData split;
+    std::unique_ptr<SpamDataset> train_dataset, val_dataset, test_dataset;
+    std::unique_ptr<ClassificationLoader> train_loader, val_loader, test_loader;
+};
+SpamData load_spam_data(const std::string& path, const Gpt2Tokenizer& tokenizer, Generator& gen);
 
 }  // namespace llmfs

@@ -38,66 +38,24 @@ import pathlib
 import shutil
 import sys
 import tempfile
-import types
 
 sys.dont_write_bytecode = True
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import book_checkout  # noqa: E402
+import notebook_cells  # noqa: E402
 
 NOTEBOOK = os.path.join("appendix-E", "01_main-chapter-code", "appendix-E.ipynb")
 USAGE = ("appendix_e_reference.py BOOK DATA [--emb-dim N] [--n-heads N] [--n-layers N] [--until E.3] "
          "[--notebook OUT.ipynb]")
 
 
-class _Anything:
-    """matplotlib.pyplot's stand-in: every attribute, call and unpacking gives another stand-in."""
-
-    def __getattr__(self, name):
-        return _Anything()
-
-    def __call__(self, *args, **kwargs):
-        return _Anything()
-
-    def __iter__(self):
-        return iter((_Anything(), _Anything()))
-
-
-def parse(rest):
-    changes, positional, options = {}, [], {"--until": None, "--notebook": None}
-    flags = {"--emb-dim": "emb_dim", "--n-heads": "n_heads", "--n-layers": "n_layers"}
-    i = 0
-    while i < len(rest):
-        if rest[i] in flags and i + 1 < len(rest):
-            changes[flags[rest[i]]] = int(rest[i + 1])
-            i += 2
-        elif rest[i] in options and i + 1 < len(rest):
-            options[rest[i]] = rest[i + 1]
-            i += 2
-        else:
-            positional.append(rest[i])
-            i += 1
-    if len(positional) != 1 or options["--until"] not in (None, "E.3"):
-        sys.exit(f"usage: {USAGE}")
-    return os.path.abspath(positional[0]), changes, options
-
-
 def main():
     book, rest = book_checkout.argument(USAGE, NOTEBOOK)
-    data, changes, options = parse(rest)
-    import tiktoken_stub
-    tiktoken_stub.install()
-    sys.modules["matplotlib"] = types.ModuleType("matplotlib")
-    sys.modules["matplotlib.pyplot"] = _Anything()
-    sys.modules["matplotlib"].pyplot = sys.modules["matplotlib.pyplot"]
-    sys.modules.setdefault("tensorflow", types.ModuleType("tensorflow"))
-    gpt_download = types.ModuleType("gpt_download")
-    gpt_download.download_and_load_gpt2 = lambda model_size, models_dir: (None, None)
-    sys.modules["gpt_download"] = gpt_download
-    import torch
+    data, changes, options = notebook_cells.parse(rest, USAGE, until=("E.3",))
+    plt = notebook_cells.install_stand_ins()
     import torch2x_adamw
     torch2x_adamw.install()
-    torch.cuda.is_available = lambda: False
     folder = pathlib.Path(book, NOTEBOOK).parent
     sys.path.insert(0, str(folder))
     import previous_chapters as pc
@@ -105,7 +63,7 @@ def main():
     pc.GPTModel = lambda cfg: original_gpt({**cfg, **changes})
     pc.load_weights_into_gpt = lambda model, params: None
     pc.download_and_unzip_spam_data = lambda *args, **kwargs: None
-    pc.plt = sys.modules["matplotlib.pyplot"]
+    pc.plt = plt
     emb = changes.get("emb_dim", 768)
     nb = json.loads(pathlib.Path(book, NOTEBOOK).read_text(encoding="utf-8"))
     sources = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]

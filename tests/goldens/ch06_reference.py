@@ -7,16 +7,11 @@ written into a temporary folder.
 
 pandas 2.x's value_counts() (the notebook ran 2.3) names its result "count" and its index after the
 column, which its repr prints ("Label" above the rows, "Name: count"); 1.5.3 names the result after
-the column. value_counts is wrapped here to name them as 2.x does, nothing else changed.
+the column. value_counts is wrapped to name them as 2.x does, nothing else changed
+(notebook_cells.pandas2x_value_counts).
 
 usage: /usr/bin/python3 tests/goldens/ch06_reference.py BOOK DATA > data/golden/default/ch06_data.txt
---notebook OUT also writes the book's notebook with those cells' outputs replaced by what they
-printed here and the other cells cleared but the version cell (executed_notebook.py): llmfs-nbcheck's
-test notebook tests/nbcheck/ch06/ch06_small_data.ipynb (its data beside it:
-sms_spam_collection/SMSSpamCollection.tsv, a link to data/tests/ch06/sms_clean.tsv).
 """
-import contextlib
-import io
 import json
 import os
 import pathlib
@@ -25,62 +20,37 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book_checkout  # noqa: E402
+import notebook_cells  # noqa: E402
 
 NOTEBOOK = "ch06/01_main-chapter-code/ch06.ipynb"
-BOOK, REST = book_checkout.argument("ch06_reference.py BOOK DATA [--notebook OUT.ipynb]", NOTEBOOK)
-NOTEBOOK_OUT = None
-if len(REST) == 3 and REST[1] == "--notebook":
-    NOTEBOOK_OUT = REST.pop(2)
-    REST.pop(1)
+BOOK, REST = book_checkout.argument("ch06_reference.py BOOK DATA", NOTEBOOK)
 if len(REST) != 1:
-    sys.stderr.write("usage: ch06_reference.py BOOK DATA [--notebook OUT.ipynb]\n")
+    sys.stderr.write("usage: ch06_reference.py BOOK DATA\n")
     sys.exit(2)
 DATA = os.path.abspath(REST[0])
-
-
-def pandas2x_value_counts():
-    import pandas as pd
-    original = pd.Series.value_counts
-
-    def value_counts(self, *args, **kwargs):
-        result = original(self, *args, **kwargs)
-        result.index.name = self.name
-        result.name = "proportion" if kwargs.get("normalize") else "count"
-        return result
-
-    pd.Series.value_counts = value_counts
 
 
 def main():
     import tiktoken_stub
     tiktoken_stub.install()
-    pandas2x_value_counts()
+    notebook_cells.pandas2x_value_counts()
     nb = json.loads(pathlib.Path(BOOK, NOTEBOOK).read_text(encoding="utf-8"))
     cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     start = next(i for i, c in enumerate(cells) if "download_and_unzip_spam_data(url" in c)
     end = next(i for i, c in enumerate(cells) if "print(f\"{len(train_loader)} training batches\")" in c)
     ns = {"__name__": "__main__"}
-    printed = {}
     with tempfile.TemporaryDirectory() as tmp:
         cwd = os.getcwd()
         os.chdir(tmp)
         try:
             exec("from pathlib import Path\ndata_file_path = Path(%r)" % DATA, ns)
-            for k in range(start + 1, end + 1):
-                cell = cells[k]
+            for cell in cells[start + 1:end + 1]:
                 lines = cell.strip().splitlines()
                 if lines[-1].strip() in ("df", "balanced_df"):  # a DataFrame display: not reproduced
                     cell = "\n".join(lines[:-1])
-                buffer = io.StringIO()
-                with contextlib.redirect_stdout(buffer):
-                    exec(compile(cell, NOTEBOOK, "exec"), ns)
-                printed[k] = buffer.getvalue()
-                sys.stdout.write(printed[k])
+                exec(compile(cell, NOTEBOOK, "exec"), ns)
         finally:
             os.chdir(cwd)
-    if NOTEBOOK_OUT:
-        import executed_notebook
-        executed_notebook.write(pathlib.Path(BOOK, NOTEBOOK), printed, NOTEBOOK_OUT, keep=(0,))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Chapter 6's notebook (ch06/01_main-chapter-code/ch06.ipynb) from section 6.4 on: every code cell
+run in order by real PyTorch, in one namespace, from a checkout, on a small SMS collection and a
+small random GPT. From the repository root, with BOOK a checkout of
+github.com/rasbt/LLMs-from-scratch (28c65cd):
+
+    OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/ch06_finetune_reference.py BOOK DATA \\
+        --emb-dim 12 --n-heads 2 --n-layers 2 > data/golden/default/ch06_finetune_e12_h2_l2.txt
+
+prints what the cells from 6.4 on print: the golden of `ch06_finetune --data DATA --emb-dim 12
+--n-heads 2 --n-layers 2` (DATA: data/tests/ch06/sms_clean.tsv). The cells of 6.2 and 6.3 run too
+(ch06_data's golden is theirs: ch06_reference.py). Around the cells, nothing of whose code is
+copied here (they are read from the .ipynb):
+- the first cell (package versions) is left out; the download cell is replaced by
+  `data_file_path = Path(DATA)` (the program never downloads); a cell's DataFrame display (its last
+  line `df` or `balanced_df`) is left out;
+- OpenAI's weights are not loaded (notebook_cells.py's stand-ins: gpt_download, and
+  previous_chapters.load_weights_into_gpt does nothing); BASE_CONFIG is updated by the flags right
+  after its cell, so GPTModel(BASE_CONFIG) is the random model drawn at that point of the notebook
+  (no seed of its own: the generator's state after the loaders' cells), as the program's model
+  without --weights;
+- no CUDA and no MPS here: the device cell prints "Device: cpu"; matplotlib draws nothing;
+- "Training completed in X minutes." is left out (the program writes it to standard error);
+- AdamW is PyTorch 2.x's CPU step (torch2x_adamw.py), as the notebook ran 2.9.
+--until 6.6 stops before section 6.7's first cell (the program's --stop-after 6.6). --notebook OUT
+also writes the book's notebook with each cell's output replaced by what it printed here (the
+version cell's kept, the cells not run cleared: executed_notebook.py), llmfs-nbcheck's test
+notebook; there the timing line stays, as Jupyter shows it. The 124M model without size flags:
+
+    /usr/bin/python3 tests/goldens/ch06_finetune_reference.py BOOK data/tests/ch06/sms_clean.tsv \\
+        --until 6.6 --notebook tests/nbcheck/ch06/ch06_random124m_6_6.ipynb > /dev/null
+
+(beside it: sms_spam_collection/SMSSpamCollection.tsv, a link to data/tests/ch06/sms_clean.tsv).
+"""
+import contextlib
+import io
+import json
+import os
+import pathlib
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import book_checkout  # noqa: E402
+import notebook_cells  # noqa: E402
+
+NOTEBOOK = os.path.join("ch06", "01_main-chapter-code", "ch06.ipynb")
+USAGE = ("ch06_finetune_reference.py BOOK DATA [--emb-dim N] [--n-heads N] [--n-layers N] [--until 6.6] "
+         "[--notebook OUT.ipynb]")
+
+
+def main():
+    book, rest = book_checkout.argument(USAGE, NOTEBOOK)
+    data, changes, options = notebook_cells.parse(rest, USAGE, until=("6.6",))
+    plt = notebook_cells.install_stand_ins()
+    notebook_cells.pandas2x_value_counts()  # the notebook ran pandas 2.3 (ch06_reference.py)
+    import torch2x_adamw
+    torch2x_adamw.install()
+    sys.path.insert(0, str(pathlib.Path(book, NOTEBOOK).parent))
+    import previous_chapters as pc
+    pc.load_weights_into_gpt = lambda model, params: None
+    pc.plt = plt
+    nb = json.loads(pathlib.Path(book, NOTEBOOK).read_text(encoding="utf-8"))
+    sources = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    ns = {"__name__": "__main__"}
+    out, printed = [], {}
+    from_6_4 = False
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)
+        try:
+            for k, source in enumerate(sources):
+                if k == 0:
+                    continue  # package versions
+                if "download_and_unzip_spam_data(url" in source:
+                    source = "from pathlib import Path\ndata_file_path = Path(%r)" % data
+                if options["--until"] == "6.6" and "def train_classifier_simple(" in source:
+                    break  # section 6.7 starts here
+                lines = source.strip().splitlines()
+                if lines and lines[-1].strip() in ("df", "balanced_df"):  # a DataFrame display
+                    source = "\n".join(lines[:-1])
+                from_6_4 = from_6_4 or "CHOOSE_MODEL = " in source
+                buffer = io.StringIO()
+                with contextlib.redirect_stdout(buffer):
+                    exec(compile(source, f"<ch06 cell {k}>", "exec"), ns)
+                if "CHOOSE_MODEL = " in source:
+                    ns["BASE_CONFIG"].update(changes)
+                printed[k] = buffer.getvalue()
+                if from_6_4:
+                    out += [line for line in printed[k].splitlines(keepends=True)
+                            if not line.startswith("Training completed in ")]
+        finally:
+            os.chdir(cwd)
+    sys.stdout.write("".join(out))
+    if options["--notebook"]:
+        import executed_notebook
+        executed_notebook.write(pathlib.Path(book, NOTEBOOK), printed, options["--notebook"], keep=(0,))
+
+
+if __name__ == "__main__":
+    main()

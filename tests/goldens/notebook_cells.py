@@ -1,0 +1,76 @@
+"""What the golden scripts that execute a notebook's cells with a small random GPT share
+(appendix_e_reference.py, ch06_finetune_reference.py; ch06_reference.py uses the pandas one): the stand-ins for what this machine lacks
+or the program never does, and their command line.
+
+- install_stand_ins(): tiktoken is tiktoken_stub.py (OpenAI's GPT-2 encoder); matplotlib is a
+  stand-in that draws nothing; tensorflow an empty module; gpt_download a module whose
+  download_and_load_gpt2 returns (None, None) (OpenAI's weights are not loaded: the model is the
+  random one GPTModel draws); torch.cuda is unavailable. Returns matplotlib.pyplot's stand-in.
+- pandas2x_value_counts(): pandas 1.5.3's value_counts() named as 2.x names it (ch06_reference.py).
+- parse(rest, usage, until): DATA and --emb-dim/--n-heads/--n-layers N (BASE_CONFIG's changes),
+  --until SECTION (one of `until`), --notebook OUT.ipynb.
+"""
+import os
+import sys
+import types
+
+
+class Anything:
+    """matplotlib.pyplot's stand-in: every attribute, call and unpacking gives another stand-in."""
+
+    def __getattr__(self, name):
+        return Anything()
+
+    def __call__(self, *args, **kwargs):
+        return Anything()
+
+    def __iter__(self):
+        return iter((Anything(), Anything()))
+
+
+def install_stand_ins():
+    import tiktoken_stub
+    tiktoken_stub.install()
+    plt = Anything()
+    sys.modules["matplotlib"] = types.ModuleType("matplotlib")
+    sys.modules["matplotlib.pyplot"] = plt
+    sys.modules["matplotlib"].pyplot = plt
+    sys.modules.setdefault("tensorflow", types.ModuleType("tensorflow"))
+    gpt_download = types.ModuleType("gpt_download")
+    gpt_download.download_and_load_gpt2 = lambda model_size, models_dir: (None, None)
+    sys.modules["gpt_download"] = gpt_download
+    import torch
+    torch.cuda.is_available = lambda: False
+    return plt
+
+
+def parse(rest, usage, until):
+    changes, positional, options = {}, [], {"--until": None, "--notebook": None}
+    flags = {"--emb-dim": "emb_dim", "--n-heads": "n_heads", "--n-layers": "n_layers"}
+    i = 0
+    while i < len(rest):
+        if rest[i] in flags and i + 1 < len(rest):
+            changes[flags[rest[i]]] = int(rest[i + 1])
+            i += 2
+        elif rest[i] in options and i + 1 < len(rest):
+            options[rest[i]] = rest[i + 1]
+            i += 2
+        else:
+            positional.append(rest[i])
+            i += 1
+    if len(positional) != 1 or options["--until"] not in (None,) + tuple(until):
+        sys.exit(f"usage: {usage}")
+    return os.path.abspath(positional[0]), changes, options
+
+
+def pandas2x_value_counts():
+    import pandas as pd
+    original = pd.Series.value_counts
+
+    def value_counts(self, *args, **kwargs):
+        result = original(self, *args, **kwargs)
+        result.index.name = self.name
+        result.name = "proportion" if kwargs.get("normalize") else "count"
+        return result
+
+    pd.Series.value_counts = value_counts
