@@ -118,7 +118,11 @@ namespace {
 // block with a trainable parameter); block_grads[l - first_block] gets block l's gradients.
 float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, std::size_t first_block,
                           BlockGrads* block_grads, std::vector<float>& final_scale, std::vector<float>& final_shift,
-                          LinearGrads& out_head) {
+                          LinearGrads& out_head, StepKernels kernels) {
+    const bool fast = kernels == StepKernels::fast;  // the same float operations, on the pool (backward.hpp)
+    const auto layer_norm_back = fast ? layer_norm_backward_fast : layer_norm_backward;
+    const auto gelu_back = fast ? gelu_backward_fast : gelu_backward;
+    const auto attention_back = fast ? attention_backward_fast : attention_backward;
     const std::size_t B = s.B, T = s.T, N = B * T, C = model.cfg.emb_dim, K = model.out_head.out_features();
     // logits = model(input_batch)[:, -1, :]: [B, K]
     std::vector<float> last(B * K), dlast(B * K);
@@ -134,8 +138,8 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
     linear_layer_backward(model.out_head, s.normed.data(), dlogits.data(), N, dnormed.data(), out_head);
     final_scale.assign(C, 0.0f);
     final_shift.assign(C, 0.0f);
-    layer_norm_backward(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C,
-                        static_cast<float>(model.final_norm.eps), dx.data(), final_scale.data(), final_shift.data(), false);
+    layer_norm_back(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C, static_cast<float>(model.final_norm.eps),
+                    dx.data(), final_scale.data(), final_shift.data(), false);
     // the blocks, last first, as gpt_backward's reference walks them; dx is the block output's gradient
     std::vector<float> branch, dh, du, dnorm(N * C, 0.0f);
     for (std::size_t l = model.trf_blocks.size(); l-- > first_block;) {
@@ -148,28 +152,29 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
         du.assign(N * H, 0.0f);
         for (std::size_t i = 0; i < bs.noise_ff.size(); ++i) branch[i] *= bs.noise_ff[i];  // drop_shortcut
         linear_layer_backward(block.ff.fc2, bs.h.data(), branch.data(), N, dh.data(), bg.fc2);
-        gelu_backward(bs.u.data(), dh.data(), du.data(), N * H);
+        gelu_back(bs.u.data(), dh.data(), du.data(), N * H);
         linear_layer_backward(block.ff.fc1, bs.normed2.data(), du.data(), N, dnorm.data(), bg.fc1);
         bg.norm2_scale.assign(C, 0.0f);
         bg.norm2_shift.assign(C, 0.0f);
-        layer_norm_backward(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps),
-                            dx.data(), bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
+        layer_norm_back(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps), dx.data(),
+                        bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
         branch = dx;
         for (std::size_t i = 0; i < bs.noise_att.size(); ++i) branch[i] *= bs.noise_att[i];
-        attention_backward(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
+        attention_back(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
         bg.norm1_scale.assign(C, 0.0f);
         bg.norm1_shift.assign(C, 0.0f);
-        layer_norm_backward(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps),
-                            dx.data(), bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
+        layer_norm_back(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps), dx.data(),
+                        bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
     }
     return loss;
 }
 
 }  // namespace
 
-float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, ClassifierGrads& g) {
+float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, ClassifierGrads& g,
+                               StepKernels kernels) {
     if (model.trf_blocks.empty()) throw std::invalid_argument("classifier_loss_backward: a model without transformer blocks");
-    return classifier_backward(model, s, labels, model.trf_blocks.size() - 1, &g.block, g.final_scale, g.final_shift, g.out_head);
+    return classifier_backward(model, s, labels, model.trf_blocks.size() - 1, &g.block, g.final_scale, g.final_shift, g.out_head, kernels);
 }
 
 ClassifierAdamW::ClassifierAdamW(GPTModel& model, AdamWOptions options)
@@ -190,11 +195,11 @@ void ClassifierAdamW::step(const ClassifierGrads& grads) {
     }
 }
 
-float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch) {
+float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels) {
     GPTSaved saved;
     ClassifierGrads grads;
-    gpt_forward(model, batch_inputs(batch), saved, StepKernels::reference);
-    const float loss = classifier_loss_backward(model, saved, batch.labels.data(), grads);  // loss.backward()
+    gpt_forward(model, batch_inputs(batch), saved, kernels);
+    const float loss = classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels);  // loss.backward()
     optimizer.step(grads);
     return loss;
 }
@@ -232,11 +237,12 @@ std::vector<ParameterView> lora_parameters(GPTModel& model) {
     return out;
 }
 
-float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, LoRAClassifierGrads& g) {
+float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, LoRAClassifierGrads& g,
+                                    StepKernels kernels) {
     for (const auto& [name, linear] : named_linears(model))
         if (!linear->lora) throw std::invalid_argument("lora_classifier_loss_backward: " + name + " has no LoRA adapter");
     g.blocks.resize(model.trf_blocks.size());
-    return classifier_backward(model, s, labels, 0, g.blocks.data(), g.final_scale, g.final_shift, g.out_head);
+    return classifier_backward(model, s, labels, 0, g.blocks.data(), g.final_scale, g.final_shift, g.out_head, kernels);
 }
 
 LoRAAdamW::LoRAAdamW(GPTModel& model, AdamWOptions options)
@@ -256,11 +262,11 @@ void LoRAAdamW::step(const LoRAClassifierGrads& grads) {
     }
 }
 
-float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch) {
+float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels) {
     GPTSaved saved;
     LoRAClassifierGrads grads;
-    gpt_forward(model, batch_inputs(batch), saved, StepKernels::reference);
-    const float loss = lora_classifier_loss_backward(model, saved, batch.labels.data(), grads);  // loss.backward()
+    gpt_forward(model, batch_inputs(batch), saved, kernels);
+    const float loss = lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels);  // loss.backward()
     optimizer.step(grads);
     return loss;
 }

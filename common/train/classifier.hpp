@@ -71,9 +71,11 @@ std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(c
 std::vector<ParameterView> trainable_parameters(GPTModel& model);
 
 // loss = cross_entropy(model(input_batch)[:, -1, :], target_batch); loss.backward() through
-// out_head, final_norm and the last block, from a training forward `saved` (gpt_forward with
-// StepKernels::reference). labels [B]. Gradients set. Returns the loss.
-float classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, ClassifierGrads& grads);
+// out_head, final_norm and the last block, from a training forward `saved` (gpt_forward). labels
+// [B]. Gradients set. Returns the loss. StepKernels::fast: the fast LayerNorm, GELU and attention
+// backward (the same bits: classifier_test compares them).
+float classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, ClassifierGrads& grads,
+                               StepKernels kernels = StepKernels::fast);
 
 // torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing above.
 class ClassifierAdamW {
@@ -88,8 +90,10 @@ private:
     std::size_t n_layers_;
 };
 
-// One pass of the loop's body: zero_grad, calc_loss_batch, backward, optimizer.step.
-float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch);
+// One pass of the loop's body: zero_grad, calc_loss_batch, backward, optimizer.step; the forward
+// and backward through the fast kernels unless StepKernels::reference (the same bits).
+float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch,
+                            StepKernels kernels = StepKernels::fast);
 
 // ---- appendix E: LoRA (nn/lora.hpp) --------------------------------------------------------
 //   for param in model.parameters(): param.requires_grad = False
@@ -111,7 +115,8 @@ std::vector<ParameterView> lora_parameters(GPTModel& model);
 
 // classifier_loss_backward for a model whose every Linear has an adapter: through out_head,
 // final_norm and every block. std::invalid_argument when a Linear has none.
-float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, LoRAClassifierGrads& grads);
+float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, LoRAClassifierGrads& grads,
+                                    StepKernels kernels = StepKernels::fast);
 
 // torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing and the adapters.
 class LoRAAdamW {
@@ -125,7 +130,8 @@ private:
     AdamWOptions options_;
 };
 
-float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch);
+float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch,
+                                 StepKernels kernels = StepKernels::fast);
 
 struct ClassifierHistory {
     std::vector<double> train_losses, val_losses, train_accs, val_accs;

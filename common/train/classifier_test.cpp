@@ -5,6 +5,7 @@
 // tests/goldens/make_lora_goldens.py).
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -167,4 +168,67 @@ TEST_CASE("classifier: LoRA training refuses a model without adapters", "[blas]"
     gen.manual_seed(123);
     GPTModel model(gen, tiny());
     CHECK_THROWS_WITH(LoRAAdamW(model, AdamWOptions{}), Catch::Contains("has no LoRA adapter"));
+}
+
+namespace {
+
+std::vector<float> parameter_values(const std::vector<ParameterView>& params) {
+    std::vector<float> out;
+    for (const ParameterView& p : params) out.insert(out.end(), p.data, p.data + p.size);
+    return out;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// Three steps of both step kernels from the same model on the same batches: the losses and the
+// trained parameters, bit for bit. Both make the same BLAS calls, so this holds under every kernel.
+template <class Optimizer, class Step, class Params>
+void check_fast_step(bool lora, Step step, Params params) {
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
+    std::vector<float> trained[2], losses[2];
+    for (StepKernels kernels : {StepKernels::reference, StepKernels::fast}) {
+        const int k = kernels == StepKernels::fast;
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(123);
+        GPTConfig cfg = tiny();
+        cfg.n_layers = 3;
+        GPTModel model(gen, cfg);
+        gen.manual_seed(123);
+        replace_out_head(model, gen, 2);
+        if (lora) {
+            replace_linear_with_lora(model, gen, 4, 6.0);
+            for (const ParameterView& p : lora_parameters(model))  // B != 0: every gradient is non-zero from the first step
+                if (p.name.back() == 'B') gen.normal_(p.data, p.size, 0.0, 0.1);
+        }
+        AdamWOptions options;
+        options.lr = 5e-3;
+        Optimizer optimizer(model, options);
+        model.train(true);
+        ClassificationLoader loader(train, 8, true, true);
+        gen.manual_seed(7);
+        for (int epoch = 0; epoch < 3; ++epoch) {
+            auto it = loader.begin(gen);
+            for (ClassificationBatch batch; it.next(batch);) losses[k].push_back(step(model, optimizer, batch, kernels));
+        }
+        trained[k] = parameter_values(params(model));
+    }
+    CHECK(same_bits(losses[0], losses[1]));
+    CHECK(same_bits(trained[0], trained[1]));
+}
+
+}  // namespace
+
+TEST_CASE("classifier: the fast step (frozen but the last block) gives the reference step's bits, on every kernel") {
+    check_fast_step<ClassifierAdamW>(
+        false, [](GPTModel& m, ClassifierAdamW& o, const ClassificationBatch& b, StepKernels k) { return train_classifier_step(m, o, b, k); },
+        [](GPTModel& m) { return trainable_parameters(m); });
+}
+
+TEST_CASE("classifier: the fast LoRA step gives the reference step's bits, on every kernel") {
+    check_fast_step<LoRAAdamW>(
+        true, [](GPTModel& m, LoRAAdamW& o, const ClassificationBatch& b, StepKernels k) { return train_lora_classifier_step(m, o, b, k); },
+        [](GPTModel& m) { return lora_parameters(m); });
 }
