@@ -16,6 +16,9 @@
 //                                               the 124M model's training step (forward, loss,
 //                                               backward, AdamW): time, tokens/s, its share of this
 //                                               machine's sgemm rate, peak RSS
+//   llmfs-bench finetune [--lora] [--context-length T] [--batch-size B] [--steps N] [--json]
+//                                               one step of chapter 6's fine-tuning (appendix E's
+//                                               LoRA with --lora) on 124M's shapes: time, CPU, RSS
 // Each timing is over --repeat runs; the median is reported (the best too in the first form).
 #include <algorithm>
 #include <chrono>
@@ -23,6 +26,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <functional>
 #include <optional>
 #include <iostream>
@@ -53,6 +57,8 @@
 #include "llmfs/fast/memory.hpp"
 #include "llmfs/fast/thread_pool.hpp"
 #include "llmfs/torch/ops.hpp"
+#include "llmfs/nn/lora.hpp"
+#include "llmfs/train/classifier.hpp"
 #include "llmfs/train/loop.hpp"
 
 using namespace llmfs;
@@ -705,6 +711,76 @@ int train(const TrainOptions& o) {
     return 0;
 }
 
+// ---- finetune ----------------------------------------------------------------------------------
+
+struct FinetuneOptions {
+    std::size_t context_length = 120, batch_size = 8;
+    int steps = 5;
+    bool lora = false, json = false;
+};
+
+// One step of chapter 6's fine-tuning (frozen but the last block, final_norm and the two-class head)
+// or appendix E's (LoRA adapters of rank 16, alpha 16 on every Linear) on GPT-2 124M's shapes with
+// qkv_bias (BASE_CONFIG), random weights and a random batch: the numbers do not change the work.
+int finetune(const FinetuneOptions& o) {
+    GPTConfig cfg = GPTConfig::gpt2_small();
+    cfg.context_length = 1024;
+    cfg.drop_rate = 0.0;
+    cfg.qkv_bias = true;
+    Generator gen;
+    gen.manual_seed(123);
+    GPTModel model(gen, cfg);
+    gen.manual_seed(123);
+    replace_out_head(model, gen, 2);
+    if (o.lora) replace_linear_with_lora(model, gen, 16, 16.0);
+    ClassificationBatch batch;
+    batch.B = o.batch_size, batch.T = o.context_length;
+    batch.inputs = gen.randint(0, static_cast<std::int64_t>(cfg.vocab_size), batch.B * batch.T);
+    batch.labels = gen.randint(0, 2, batch.B);
+    AdamWOptions adamw;
+    adamw.lr = o.lora ? 8e-4 : 5e-5;
+    adamw.weight_decay = 0.1;
+    std::unique_ptr<ClassifierAdamW> frozen;
+    std::unique_ptr<LoRAAdamW> adapters;
+    if (o.lora) adapters = std::make_unique<LoRAAdamW>(model, adamw);
+    else frozen = std::make_unique<ClassifierAdamW>(model, adamw);
+    model.train(true);
+    std::vector<double> step_s, cpu_s;
+    for (int i = 0; i <= o.steps; ++i) {  // step 0: the warm-up
+        if (i == 0) std::cerr << "warm-up step...\n";
+        const auto start = Clock::now();
+        const double cpu_start = cpu_seconds();
+        if (o.lora) train_lora_classifier_step(model, *adapters, batch);
+        else train_classifier_step(model, *frozen, batch);
+        const double total = seconds_since(start), cpu = cpu_seconds() - cpu_start;
+        if (i == 0) continue;
+        step_s.push_back(total);
+        cpu_s.push_back(cpu);
+        std::cerr << fmt::format("step {}/{}: {:.3f} s ({:.3f} s of CPU)\n", i, o.steps, total, cpu);
+    }
+    const std::vector<double> steps_in_order = step_s;
+    std::sort(step_s.begin(), step_s.end());
+    std::sort(cpu_s.begin(), cpu_s.end());
+    const double seconds = median(step_s), rss = peak_rss_bytes();
+    const std::string what = o.lora ? "LoRA (appendix E): rank 16, alpha 16 on every Linear; AdamW lr 8e-4"
+                                    : "chapter 6: frozen but the last block, final_norm and the head; AdamW lr 5e-5";
+    if (o.json) {
+        std::cout << nlohmann::json{{"lora", o.lora}, {"context_length", o.context_length}, {"batch_size", o.batch_size},
+                                    {"steps", o.steps}, {"threads", compute_pool().size()}, {"step_s", seconds},
+                                    {"steps_s", steps_in_order}, {"cpu_s", median(cpu_s)}, {"peak_rss_bytes", rss}}
+                         .dump(2)
+                  << "\n";
+        return 0;
+    }
+    std::cout << fmt::format("fine-tuning step       GPT-2 124M's shapes with a two-class head, batch {} x {} tokens;\n"
+                             "                       {}, weight decay 0.1\n",
+                             o.batch_size, o.context_length, what)
+              << fmt::format("step                   {:.3f} s median of {}; {:.3f} s of CPU (all threads, median)\n", seconds, o.steps,
+                             median(cpu_s))
+              << fmt::format("peak RSS               {:.0f} MB\n", rss / 1e6);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -771,7 +847,21 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"2", "1.13"}));
     train_cmd->add_flag("--json", train_opt.json, "print one JSON object instead");
 
+    FinetuneOptions finetune_opt;
+    auto* finetune_cmd = app.add_subcommand("finetune", "one step of chapter 6's fine-tuning (or appendix E's LoRA) on GPT-2 124M's shapes:\n"
+                                                        "time, CPU time, peak RSS (tools/bench_pytorch.py finetune: PyTorch's)");
+    finetune_cmd->add_flag("--lora", finetune_opt.lora, "appendix E's LoRA adapters instead of chapter 6's frozen layers");
+    finetune_cmd->add_option("--context-length", finetune_opt.context_length, "T (ch06's data: 120)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1024));
+    finetune_cmd->add_option("--batch-size", finetune_opt.batch_size, "B")->capture_default_str()->check(CLI::Range(1, 256));
+    finetune_cmd->add_option("--steps", finetune_opt.steps, "timed steps after one warm-up (the median is shown)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    finetune_cmd->add_flag("--json", finetune_opt.json, "print one JSON object instead");
+
     return run_tool(app, argc, argv, [&] {
+        if (*finetune_cmd) return finetune(finetune_opt);
         if (*train_cmd) {
             train_opt.pytorch = *parse_pytorch_version(train_pytorch);
             return train(train_opt);

@@ -7,6 +7,8 @@
     /usr/bin/python3 tools/bench_pytorch.py train [--context-length T] [--batch-size B] [--steps N] [--json]
         # the book's training step on GPT_CONFIG_124M (zero_grad, forward, cross_entropy, backward,
         # AdamW step), as llmfs-bench train times it
+    /usr/bin/python3 tools/bench_pytorch.py finetune [--lora] [--context-length T] [--batch-size B] [--steps N] [--json]
+        # one step of chapter 6's fine-tuning (appendix E's LoRA with --lora), as llmfs-bench finetune
     /usr/bin/time -f "%e s" /usr/bin/python3 tools/bench_pytorch.py generate --tokens 50   # whole process
     /usr/bin/time -f "%M KB" /usr/bin/python3 tools/bench_pytorch.py variant --book BOOK NAME [ARGS...]
         # one run of a bonus GPT script (NAME: ch04_kv_mha, ch04_gqa, ch04_mla, ch04_swa, ch04_kv_ffn,
@@ -254,6 +256,100 @@ def variant(args):
           f"({len(calls) - 1} calls in {decode:.2f} s), script Time: {script_time} s, torch threads {torch.get_num_threads()}")
 
 
+class LoRALayer(torch.nn.Module):
+    """Appendix E's LoRALayer, LinearWithLoRA and replace_linear_with_lora, as its notebook's cells
+    define them (appendix-E/01_main-chapter-code/appendix-E.ipynb)."""
+
+    def __init__(self, in_dim, out_dim, rank, alpha):
+        super().__init__()
+        import math
+        self.A = torch.nn.Parameter(torch.empty(in_dim, rank))
+        torch.nn.init.kaiming_uniform_(self.A, a=math.sqrt(5))
+        self.B = torch.nn.Parameter(torch.zeros(rank, out_dim))
+        self.alpha = alpha
+        self.rank = rank
+
+    def forward(self, x):
+        return (self.alpha / self.rank) * (x @ self.A @ self.B)
+
+
+class LinearWithLoRA(torch.nn.Module):
+    def __init__(self, linear, rank, alpha):
+        super().__init__()
+        self.linear = linear
+        self.lora = LoRALayer(linear.in_features, linear.out_features, rank, alpha)
+
+    def forward(self, x):
+        return self.linear(x) + self.lora(x)
+
+
+def replace_linear_with_lora(model, rank, alpha):
+    for name, module in model.named_children():
+        if isinstance(module, torch.nn.Linear):
+            setattr(model, name, LinearWithLoRA(module, rank, alpha))
+        else:
+            replace_linear_with_lora(module, rank, alpha)
+
+
+def finetune(args):
+    """One step of chapter 6's train_classifier_simple on GPT-2 124M's shapes with qkv_bias and a
+    two-class head: every parameter frozen but the last block, final_norm and the head (AdamW lr
+    5e-5), or with --lora appendix E's adapters (rank 16, alpha 16) on every Linear (AdamW lr 8e-4),
+    weight decay 0.1: optimizer.zero_grad(); loss = cross_entropy(model(x)[:, -1, :], y);
+    loss.backward(); optimizer.step(). Random weights and batch. One warm-up step, then --steps
+    timed steps: the median; the peak RSS of the process."""
+    import json
+    import resource
+    cfg = dict(ch04.GPT_CONFIG_124M, context_length=1024, drop_rate=0.0, qkv_bias=True)
+    torch.manual_seed(123)
+    model = ch04.GPTModel(cfg)
+    for param in model.parameters():
+        param.requires_grad = False
+    torch.manual_seed(123)
+    model.out_head = torch.nn.Linear(cfg["emb_dim"], 2)
+    if args.lora:
+        for param in model.out_head.parameters():
+            param.requires_grad = False
+        replace_linear_with_lora(model, rank=16, alpha=16)
+    else:
+        for param in model.trf_blocks[-1].parameters():
+            param.requires_grad = True
+        for param in model.final_norm.parameters():
+            param.requires_grad = True
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=8e-4 if args.lora else 5e-5, weight_decay=0.1)
+    inputs = torch.randint(0, cfg["vocab_size"], (args.batch_size, args.context_length))
+    labels = torch.randint(0, 2, (args.batch_size,))
+
+    def step():
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(inputs)[:, -1, :], labels)
+        loss.backward()
+        optimizer.step()
+
+    print("warm-up step...", file=sys.stderr)
+    step()
+    times, cpu = [], []
+    for _ in range(args.steps):
+        start, cpu_start = time.perf_counter(), time.process_time()
+        step()
+        times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - cpu_start)
+        print(f"step {len(times)}/{args.steps}: {times[-1]:.3f} s ({cpu[-1]:.3f} s of CPU)", file=sys.stderr)
+    seconds = sorted(times)[len(times) // 2]
+    cpu_s = sorted(cpu)[len(cpu) // 2]
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    report = {"lora": args.lora, "context_length": args.context_length, "batch_size": args.batch_size, "steps": args.steps,
+              "torch": torch.__version__, "threads": torch.get_num_threads(), "step_s": seconds, "steps_s": times,
+              "cpu_s": cpu_s, "peak_rss_bytes": rss}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads: {'LoRA' if args.lora else 'chapter 6'} "
+              f"fine-tuning step {args.batch_size} x {args.context_length} tokens, median {seconds:.3f} s of {args.steps}; "
+              f"{cpu_s:.3f} s of CPU (all threads, median); peak RSS {rss / 1e6:.0f} MB")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -276,12 +372,18 @@ def main():
     p.add_argument("--batch-size", type=int, default=2)
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("finetune")
+    p.add_argument("--lora", action="store_true")
+    p.add_argument("--context-length", type=int, default=120)
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--steps", type=int, default=5)
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("variant")
     p.add_argument("--book", required=True, help="a checkout of rasbt/LLMs-from-scratch")
     p.add_argument("name", choices=["ch04_kv_mha", "ch04_gqa", "ch04_mla", "ch04_swa", "ch04_kv_ffn", "ch04_moe"])
     p.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
     args = parser.parse_args()
-    {"build": build, "generate": generate, "mha": mha, "train": train, "variant": variant}[args.command](args)
+    {"build": build, "generate": generate, "mha": mha, "train": train, "finetune": finetune, "variant": variant}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ LoRA::LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t 
 
 void LoRA::add_to(const float* x, std::size_t rows, float* t, float* y) const {
     const std::size_t in = A.data.shape()[0], out = B.data.shape()[1];
-    std::vector<float> u(rows * out);
+    thread_local std::vector<float> u;  // the calling thread's, reused from call to call
+    u.resize(rows * out);
     gemm(x, A.data.data(), t, rows, in, rank, /*b_transposed=*/false, /*accumulate=*/false);         // x @ A      [rows, r]
     gemm(t, B.data.data(), u.data(), rows, rank, out, /*b_transposed=*/false, /*accumulate=*/false);  // (x @ A) @ B [rows, out]
     const float s = scale();

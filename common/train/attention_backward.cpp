@@ -98,43 +98,74 @@ void lora_layer_backward(const Linear& layer, const float* x, const float* dy, s
     g.bias.clear();
     g.lora_A.assign(C * r, 0.0f);
     g.lora_B.assign(r * O, 0.0f);
-    std::vector<float> gs(N * O), t(N * r), dt(N * r, 0.0f);
+    thread_local std::vector<float> gs, t, dt;  // the calling thread's, reused from call to call
+    gs.resize(N * O), t.resize(N * r), dt.resize(N * r);
     const float scale = lora.scale();
-    for (std::size_t i = 0; i < N * O; ++i) gs[i] = dy[i] * scale;                                 // MulBackward0
+    float* gsp = gs.data();
+    for_ranges(N * O, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) gsp[i] = dy[i] * scale;  // MulBackward0
+    });
     gemm(x, lora.A.data.data(), t.data(), N, C, r, /*b_transposed=*/false, /*accumulate=*/false);  // t = x @ A [N, r]
-    std::fill(from_lora, from_lora + N * C, 0.0f);
-    std::fill(from_linear, from_linear + N * C, 0.0f);
-    if (N == 0 || C == 0 || O == 0) return;  // empty products: zeros, as PyTorch's
+    const bool wants_dx = from_lora != nullptr;  // x needs a gradient (else its two products are skipped)
+    if (N == 0 || C == 0 || O == 0) {  // empty products: zeros, as PyTorch's
+        if (wants_dx) {
+            std::fill(from_lora, from_lora + N * C, 0.0f);
+            std::fill(from_linear, from_linear + N * C, 0.0f);
+        }
+        return;
+    }
     const float* A = lora.A.data.data();
     const float* B = lora.B.data.data();
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, o, k, n, 1.0f, gs.data(), o, t.data(), k, 0.0f, g.lora_B.data(), o);  // dB
     cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, k, n, o, 1.0f, B, o, gs.data(), o, 0.0f, dt.data(), k);             // dt
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, c, n, 1.0f, dt.data(), k, x, c, 0.0f, g.lora_A.data(), k);      // dA
+    if (!wants_dx) return;
     cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, c, n, k, 1.0f, A, k, dt.data(), k, 0.0f, from_lora, c);            // dt @ A^T
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, c, n, o, 1.0f, layer.weight.data.data(), c, dy, o, 0.0f, from_linear, c);  // dy @ W
+}
+
+// x's two gradients of a LinearWithLoRA, the calling thread's buffers reused from call to call.
+struct LoRAInputGrads {
+    std::vector<float>& from_lora;
+    std::vector<float>& from_linear;
+};
+LoRAInputGrads lora_input_buffers(std::size_t n) {
+    thread_local std::vector<float> from_lora, from_linear;
+    from_lora.resize(n), from_linear.resize(n);
+    return {from_lora, from_linear};
 }
 
 }  // namespace
 
 void linear_layer_backward_add(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g) {
     const std::size_t C = layer.in_features();
-    std::vector<float> from_lora(N * C), from_linear(N * C);
+    const LoRAInputGrads buf = lora_input_buffers(N * C);
+    const float *from_lora = buf.from_lora.data(), *from_linear = buf.from_linear.data();
     if (layer.lora) {
-        lora_layer_backward(layer, x, dy, N, from_lora.data(), from_linear.data(), g);
-        for (std::size_t i = 0; i < N * C; ++i) dx[i] = (dx[i] + from_lora[i]) + from_linear[i];
+        lora_layer_backward(layer, x, dy, N, buf.from_lora.data(), buf.from_linear.data(), g);
+        for_ranges(N * C, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) dx[i] = (dx[i] + from_lora[i]) + from_linear[i];
+        });
         return;
     }
-    linear_layer_backward(layer, x, dy, N, from_linear.data(), g);
-    for (std::size_t i = 0; i < N * C; ++i) dx[i] = dx[i] + from_linear[i];
+    linear_layer_backward(layer, x, dy, N, buf.from_linear.data(), g);
+    for_ranges(N * C, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) dx[i] = dx[i] + from_linear[i];
+    });
 }
 
 void linear_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g) {
     if (layer.lora) {
-        const std::size_t C = layer.in_features();
-        std::vector<float> from_lora(N * C), from_linear(N * C);
-        lora_layer_backward(layer, x, dy, N, from_lora.data(), from_linear.data(), g);
-        if (dx != nullptr)
-            for (std::size_t i = 0; i < N * C; ++i) dx[i] = from_lora[i] + from_linear[i];
+        if (dx == nullptr) {
+            lora_layer_backward(layer, x, dy, N, nullptr, nullptr, g);
+            return;
+        }
+        const LoRAInputGrads buf = lora_input_buffers(N * layer.in_features());
+        const float *from_lora = buf.from_lora.data(), *from_linear = buf.from_linear.data();
+        lora_layer_backward(layer, x, dy, N, buf.from_lora.data(), buf.from_linear.data(), g);
+        for_ranges(N * layer.in_features(), std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) dx[i] = from_lora[i] + from_linear[i];
+        });
         return;
     }
     g.weight.resize(layer.weight.data.size());  // every value set below
@@ -268,6 +299,12 @@ void attention_backward_impl(const MultiHeadAttention& mha, const AttentionSaved
     });
     // W_value, W_query, W_key: the reverse of their creation; x's gradient (dV's + dQ's) + dK's
     const std::size_t d_in = mha.W_key.in_features();
+    if (dx == nullptr) {  // x needs no gradient: the weights' (or the adapters') only
+        linear_layer_backward(mha.W_value, s.x.data(), dv.data(), N, nullptr, grads.W_value);
+        linear_layer_backward(mha.W_query, s.x.data(), dq.data(), N, nullptr, grads.W_query);
+        linear_layer_backward(mha.W_key, s.x.data(), dk.data(), N, nullptr, grads.W_key);
+        return;
+    }
     if (mha.W_value.lora || mha.W_query.lora || mha.W_key.lora) {  // LinearWithLoRA: x gets two gradients from each
         linear_layer_backward(mha.W_value, s.x.data(), dv.data(), N, dx, grads.W_value);
         linear_layer_backward_add(mha.W_query, s.x.data(), dq.data(), N, dx, grads.W_query);
@@ -302,7 +339,8 @@ void linear_forward(const Linear& layer, const float* x, std::size_t rows, float
     }
     gemm(x, layer.weight.data.data(), y, rows, in, out, /*b_transposed=*/true, /*accumulate=*/layer.bias.has_value());
     if (layer.lora) {  // LinearWithLoRA: + self.lora(x)
-        std::vector<float> t(rows * layer.lora->rank);
+        thread_local std::vector<float> t;
+        t.resize(rows * layer.lora->rank);
         layer.lora->add_to(x, rows, t.data(), y);
     }
 }

@@ -67,7 +67,8 @@ struct AttentionGrads {
 // its generator), filling `saved`. -> [B, T, C], the bits of mha.forward(x).
 Tensor<3> attention_forward(const MultiHeadAttention& mha, const Tensor<3>& x, AttentionSaved& saved);
 
-// dy [B*T, C] -> dx [B*T, d_in] (set) and every parameter's gradient (set).
+// dy [B*T, C] -> dx [B*T, d_in] (set) and every parameter's gradient (set). dx nullptr: x needs no
+// gradient (appendix E's first block, its input frozen): the products for it are skipped.
 void attention_backward(const MultiHeadAttention& mha, const AttentionSaved& saved, const float* dy, float* dx, AttentionGrads& grads);
 
 // The fast versions: the same float operations, so the same bits (gpt_backward_test compares them

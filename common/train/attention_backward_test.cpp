@@ -108,6 +108,13 @@ TEST_CASE("attention_backward: LoRA adapters (appendix E): dx, dA and dB by fini
     AttentionGrads grads;
     attention_backward(mha, saved, dy.data(), dx.data(), grads);
     CHECK(grads.W_query.weight.empty());  // the frozen linear gets no gradient
+    AttentionGrads without_dx;  // x needing no gradient changes none of the adapters'
+    attention_backward(mha, saved, dy.data(), nullptr, without_dx);
+    for (const auto& [a, b] : {std::pair{&grads.W_query, &without_dx.W_query}, std::pair{&grads.W_key, &without_dx.W_key},
+                               std::pair{&grads.W_value, &without_dx.W_value}, std::pair{&grads.out_proj, &without_dx.out_proj}}) {
+        CHECK(a->lora_A == b->lora_A);
+        CHECK(a->lora_B == b->lora_B);
+    }
     auto loss = [&](const Array<3>& xs) {
         const Tensor<3> out = mha.forward(Tensor<3>(xs));
         double L = 0.0;

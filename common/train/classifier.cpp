@@ -115,10 +115,11 @@ namespace {
 
 // loss.backward() from cross_entropy(model(input_batch)[:, -1, :], labels) through out_head,
 // final_norm and the blocks from the last down to first_block (autograd stops below the lowest
-// block with a trainable parameter); block_grads[l - first_block] gets block l's gradients.
+// block with a trainable parameter); block_grads[l - first_block] gets block l's gradients. Unless
+// that block's norm1 trains (chapter 6's last block), autograd stops at its attention's weights.
 float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, std::size_t first_block,
                           BlockGrads* block_grads, std::vector<float>& final_scale, std::vector<float>& final_shift,
-                          LinearGrads& out_head, StepKernels kernels) {
+                          LinearGrads& out_head, StepKernels kernels, bool lowest_norm1_trains) {
     const bool fast = kernels == StepKernels::fast;  // the same float operations, on the pool (backward.hpp)
     const auto layer_norm_back = fast ? layer_norm_backward_fast : layer_norm_backward;
     const auto gelu_back = fast ? gelu_backward_fast : gelu_backward;
@@ -160,6 +161,12 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
                         bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
         branch = dx;
         for (std::size_t i = 0; i < bs.noise_att.size(); ++i) branch[i] *= bs.noise_att[i];
+        if (l == first_block && !lowest_norm1_trains) {
+            // nothing below trains (the embeddings are frozen) and neither does norm1: autograd
+            // stops at the attention's weights (or adapters), so x's gradient is not computed
+            attention_back(block.att, bs.att, branch.data(), nullptr, bg.att);
+            break;
+        }
         attention_back(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
         bg.norm1_scale.assign(C, 0.0f);
         bg.norm1_shift.assign(C, 0.0f);
@@ -174,7 +181,8 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
 float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, ClassifierGrads& g,
                                StepKernels kernels) {
     if (model.trf_blocks.empty()) throw std::invalid_argument("classifier_loss_backward: a model without transformer blocks");
-    return classifier_backward(model, s, labels, model.trf_blocks.size() - 1, &g.block, g.final_scale, g.final_shift, g.out_head, kernels);
+    return classifier_backward(model, s, labels, model.trf_blocks.size() - 1, &g.block, g.final_scale, g.final_shift, g.out_head, kernels,
+                               /*lowest_norm1_trains=*/true);
 }
 
 ClassifierAdamW::ClassifierAdamW(GPTModel& model, AdamWOptions options)
@@ -242,7 +250,8 @@ float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, co
     for (const auto& [name, linear] : named_linears(model))
         if (!linear->lora) throw std::invalid_argument("lora_classifier_loss_backward: " + name + " has no LoRA adapter");
     g.blocks.resize(model.trf_blocks.size());
-    return classifier_backward(model, s, labels, 0, g.blocks.data(), g.final_scale, g.final_shift, g.out_head, kernels);
+    return classifier_backward(model, s, labels, 0, g.blocks.data(), g.final_scale, g.final_shift, g.out_head, kernels,
+                               /*lowest_norm1_trains=*/false);
 }
 
 LoRAAdamW::LoRAAdamW(GPTModel& model, AdamWOptions options)
