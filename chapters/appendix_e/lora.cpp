@@ -8,8 +8,6 @@
 // the random one GPTModel(BASE_CONFIG) draws at that point of the notebook; --emb-dim, --n-heads
 // and --n-layers shrink it (the tests' runs); --stop-after E.2|E.3 ends before the adapters. The
 // goldens are PyTorch's on this CPU running the notebook's own cells (tests/goldens/appendix_e_reference.py).
-#include <chrono>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "llmfs/app/classifier_program.hpp"
 #include "llmfs/app/cli.hpp"
 #include "llmfs/nn/lora.hpp"
 #include "llmfs/nn/module.hpp"
@@ -29,29 +28,9 @@ using namespace llmfs;
 
 namespace {
 
-struct Options {
-    std::string data, weights;
-    std::optional<std::size_t> heads;  // the weights' heads when their shapes cannot tell
-    GPTConfig cfg = [] {
-        GPTConfig c = GPTConfig::gpt2_small();  // BASE_CONFIG updated with "gpt2-small (124M)"
-        c.context_length = 1024;
-        c.drop_rate = 0.0;
-        c.qkv_bias = true;
-        return c;
-    }();
-    std::string pytorch = "2";
+struct Options : ClassifierModelOptions {
     std::string stop_after = "E.4";
 };
-
-// print(f"Training accuracy: ..."), the three loaders' calc_accuracy_loader
-void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamData& l, std::optional<std::size_t> num_batches) {
-    const double train = calc_accuracy_loader(*l.train_loader, model, gen, num_batches);
-    const double val = calc_accuracy_loader(*l.val_loader, model, gen, num_batches);
-    const double test = calc_accuracy_loader(*l.test_loader, model, gen, num_batches);
-    nb.print(fmt::format("Training accuracy: {:.2f}%", train * 100));
-    nb.print(fmt::format("Validation accuracy: {:.2f}%", val * 100));
-    nb.print(fmt::format("Test accuracy: {:.2f}%", test * 100));
-}
 
 SpamData section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2Tokenizer& tokenizer) {
     nb.section("E.2 Preparing the dataset");
@@ -94,53 +73,9 @@ SpamData section_e2(Notebook& nb, Generator& gen, const Options& o, const Gpt2To
             "train_dataset = SpamDataset(\"train.csv\", max_length=None, tokenizer=tokenizer)\n"
             "val_dataset = SpamDataset(\"validation.csv\", max_length=train_dataset.max_length, tokenizer=tokenizer)\n"
             "test_dataset = SpamDataset(\"test.csv\", max_length=train_dataset.max_length, tokenizer=tokenizer)");
-    nb.code("from torch.utils.data import DataLoader\n"
-            "\n"
-            "num_workers = 0\n"
-            "batch_size = 8\n"
-            "\n"
-            "torch.manual_seed(123)\n"
-            "\n"
-            "train_loader = DataLoader(\n"
-            "    dataset=train_dataset,\n"
-            "    batch_size=batch_size,\n"
-            "    shuffle=True,\n"
-            "    num_workers=num_workers,\n"
-            "    drop_last=True,\n"
-            ")\n"
-            "\n"
-            "val_loader = DataLoader(\n"
-            "    dataset=val_dataset,\n"
-            "    batch_size=batch_size,\n"
-            "    num_workers=num_workers,\n"
-            "    drop_last=False,\n"
-            ")\n"
-            "\n"
-            "test_loader = DataLoader(\n"
-            "    dataset=test_dataset,\n"
-            "    batch_size=batch_size,\n"
-            "    num_workers=num_workers,\n"
-            "    drop_last=False,\n"
-            ")");
+    nb.code(kSpamLoadersCell);
     SpamData l = load_spam_data(o.data, tokenizer, gen);  // the three cells above
-    nb.code("print(\"Train loader:\")\n"
-            "for input_batch, target_batch in train_loader:\n"
-            "    pass\n"
-            "\n"
-            "print(\"Input batch dimensions:\", input_batch.shape)\n"
-            "print(\"Label batch dimensions\", target_batch.shape)");
-    nb.print("Train loader:");
-    ClassificationBatch batch;
-    for (auto epoch = l.train_loader->begin(gen); epoch.next(batch);) {
-    }
-    nb.print(fmt::format("Input batch dimensions: torch.Size([{}, {}])", batch.B, batch.T));
-    nb.print(fmt::format("Label batch dimensions torch.Size([{}])", batch.B));
-    nb.code("print(f\"{len(train_loader)} training batches\")\n"
-            "print(f\"{len(val_loader)} validation batches\")\n"
-            "print(f\"{len(test_loader)} test batches\")");
-    nb.print(fmt::format("{} training batches", l.train_loader->size()));
-    nb.print(fmt::format("{} validation batches", l.val_loader->size()));
-    nb.print(fmt::format("{} test batches", l.test_loader->size()));
+    print_loader_cells(nb, gen, l);
     return l;
 }
 
@@ -174,20 +109,7 @@ std::unique_ptr<GPTModel> section_e3(Notebook& nb, Generator& gen, const Options
             "model = GPTModel(BASE_CONFIG)\n"
             "load_weights_into_gpt(model, params)\n"
             "model.eval();");
-    std::unique_ptr<GPTModel> model;
-    if (!o.weights.empty()) {
-        nb.note("OpenAI's weights from --weights " + o.weights + " (the notebook's 'File already exists' lines are not printed).");
-        model = load_pretrained_gpt(gen, o.weights, o.heads);
-    } else {
-        nb.note(fmt::format("No --weights: GPTModel's random weights, drawn where the notebook builds the model (emb_dim {}, "
-                            "n_heads {}, n_layers {}); OpenAI's are read from --weights FILE.",
-                            o.cfg.emb_dim, o.cfg.n_heads, o.cfg.n_layers));
-        model = std::make_unique<GPTModel>(gen, o.cfg);
-    }
-    model->train(false);  // model.eval()
-    if (l.train_dataset->max_length() > model->cfg.context_length)
-        throw std::runtime_error(fmt::format("the data's longest text has {} tokens, past the model's context length {}",
-                                             l.train_dataset->max_length(), model->cfg.context_length));
+    std::unique_ptr<GPTModel> model = build_classifier_base_model(nb, gen, o, l.train_dataset->max_length());
     nb.code("from previous_chapters import (\n"
             "    generate_text_simple,\n"
             "    text_to_token_ids,\n"
@@ -326,20 +248,7 @@ void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model,
             "end_time = time.time()\n"
             "execution_time_minutes = (end_time - start_time) / 60\n"
             "print(f\"Training completed in {execution_time_minutes:.2f} minutes.\")");
-    nb.note(fmt::format("AdamW updates as PyTorch {} computes them (--pytorch 2|1.13). \"Training completed in X minutes.\" goes to "
-                        "standard error: the minutes are this machine's.",
-                        o.pytorch == "2" ? "2.x" : "1.13"));
-    const auto start = std::chrono::steady_clock::now();
-    gen.manual_seed(123);
-    AdamWOptions adamw;
-    adamw.lr = 8e-4;
-    adamw.weight_decay = 0.1;
-    adamw.version = *parse_pytorch_version(o.pytorch);
-    LoRAAdamW optimizer(model, adamw);
-    std::cerr << fmt::format("training the LoRA adapters: {} batches per epoch, 5 epochs", l.train_loader->size()) << std::endl;
-    train_classifier_simple(model, *l.train_loader, *l.val_loader, optimizer, gen, 5, 50, 5, [&](const std::string& line) { nb.print(line); });
-    const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
-    std::cerr << fmt::format("Training completed in {:.2f} minutes.", minutes) << std::endl;
+    run_training_cell(nb, gen, o, model, l, 8e-4, /*lora=*/true);
     nb.code("from previous_chapters import plot_values\n"
             "\n"
             "epochs_tensor = torch.linspace(0, num_epochs, len(train_losses))\n"
@@ -361,35 +270,16 @@ void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model,
 
 int main(int argc, char** argv) {
     Options o;
-    std::size_t heads = 0;
     return run_training_chapter(
         argc, argv,
         "Appendix E: parameter-efficient fine-tuning with LoRA (chapter 6's spam classifier; the data from --data FILE, "
         "OpenAI's weights from --weights FILE)",
         [&](CLI::App& app) {
-            app.add_option("--data", o.data, "the SMS Spam Collection: sms_spam_collection.zip as the notebook downloads it, or its TSV")
-                ->type_name("FILE")
-                ->required();
-            auto* weights = app.add_option("--weights", o.weights,
-                                           "GPT-2 124M's weights: Hugging Face's model.safetensors or the book's model.pth "
-                                           "(without it: GPTModel's random weights)")
-                                ->type_name("FILE");
-            app.add_option("--heads", heads, "the weights' attention heads, when their shapes cannot tell")->check(CLI::Range(1, 4096));
-            std::size_t* dims[3] = {&o.cfg.emb_dim, &o.cfg.n_heads, &o.cfg.n_layers};
-            const char* names[3] = {"--emb-dim", "--n-heads", "--n-layers"};
-            const char* helps[3] = {"the random model's emb_dim (BASE_CONFIG's 768)", "the random model's n_heads (must divide --emb-dim)",
-                                    "the random model's n_layers"};
-            for (int i = 0; i < 3; ++i) add_size_option(app, names[i], *dims[i], helps[i])->excludes(weights);
-            app.callback([&o] {  // after parsing: a usage error (exit 2), as a bad value is
-                if (o.cfg.emb_dim % o.cfg.n_heads != 0)
-                    throw CLI::ValidationError("--n-heads", fmt::format("{} does not divide --emb-dim {}", o.cfg.n_heads, o.cfg.emb_dim));
-            });
-            add_pytorch_option(app, o.pytorch);
+            add_classifier_model_options(app, o);
             app.add_option("--stop-after", o.stop_after, "the last section to run: E.2, E.3 (no LoRA, no training) or E.4 (the default)")
                 ->check(CLI::IsMember({"E.2", "E.3", "E.4"}));
         },
         [&](Notebook& nb, Generator& gen) {
-            if (heads != 0) o.heads = heads;
             const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
             const SpamData loaders = section_e2(nb, gen, o, tokenizer);
             if (o.stop_after == "E.2") return;

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "llmfs/app/classifier_program.hpp"
 #include "llmfs/app/cli.hpp"
 #include "llmfs/train/classification_data.hpp"
 
@@ -68,11 +69,11 @@ int main(int argc, char** argv) {
                     "train_df.to_csv(\"train.csv\", index=None)\n"
                     "validation_df.to_csv(\"validation.csv\", index=None)\n"
                     "test_df.to_csv(\"test.csv\", index=None)");
-            const SplitData split = random_split(map_labels(balanced_text), 0.7, 0.1);
-            const std::string csv[3] = {to_csv(split.train), to_csv(split.validation), to_csv(split.test)};
+            const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+            const SpamData d = load_spam_data(data, tokenizer, gen);  // the split above and the next cells'
+            const std::string csv[3] = {to_csv(d.split.train), to_csv(d.split.validation), to_csv(d.split.test)};
 
             nb.section("6.3 Creating data loaders");
-            const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
             nb.code("import tiktoken\n"
                     "\n"
                     "tokenizer = tiktoken.get_encoding(\"gpt2\")\n"
@@ -86,8 +87,7 @@ int main(int argc, char** argv) {
                     ")\n"
                     "\n"
                     "print(train_dataset.max_length)");
-            const SpamDataset train_dataset(read_labeled_csv(csv[0]), tokenizer);
-            nb.print(train_dataset.max_length());
+            nb.print(d.train_dataset->max_length());
             nb.code("val_dataset = SpamDataset(\n"
                     "    csv_file=\"validation.csv\",\n"
                     "    max_length=train_dataset.max_length,\n"
@@ -98,59 +98,8 @@ int main(int argc, char** argv) {
                     "    max_length=train_dataset.max_length,\n"
                     "    tokenizer=tokenizer\n"
                     ")");
-            const SpamDataset val_dataset(read_labeled_csv(csv[1]), tokenizer, train_dataset.max_length());
-            const SpamDataset test_dataset(read_labeled_csv(csv[2]), tokenizer, train_dataset.max_length());
-            nb.code("from torch.utils.data import DataLoader\n"
-                    "\n"
-                    "num_workers = 0\n"
-                    "batch_size = 8\n"
-                    "\n"
-                    "torch.manual_seed(123)\n"
-                    "\n"
-                    "train_loader = DataLoader(\n"
-                    "    dataset=train_dataset,\n"
-                    "    batch_size=batch_size,\n"
-                    "    shuffle=True,\n"
-                    "    num_workers=num_workers,\n"
-                    "    drop_last=True,\n"
-                    ")\n"
-                    "\n"
-                    "val_loader = DataLoader(\n"
-                    "    dataset=val_dataset,\n"
-                    "    batch_size=batch_size,\n"
-                    "    num_workers=num_workers,\n"
-                    "    drop_last=False,\n"
-                    ")\n"
-                    "\n"
-                    "test_loader = DataLoader(\n"
-                    "    dataset=test_dataset,\n"
-                    "    batch_size=batch_size,\n"
-                    "    num_workers=num_workers,\n"
-                    "    drop_last=False,\n"
-                    ")");
-            gen.manual_seed(123);
-            const ClassificationLoader train_loader(train_dataset, 8, true, true);
-            const ClassificationLoader val_loader(val_dataset, 8, false, false);
-            const ClassificationLoader test_loader(test_dataset, 8, false, false);
-            nb.code("print(\"Train loader:\")\n"
-                    "for input_batch, target_batch in train_loader:\n"
-                    "    pass\n"
-                    "\n"
-                    "print(\"Input batch dimensions:\", input_batch.shape)\n"
-                    "print(\"Label batch dimensions\", target_batch.shape)");
-            nb.print("Train loader:");
-            ClassificationBatch batch;
-            auto epoch = train_loader.begin(gen);
-            while (epoch.next(batch)) {
-            }
-            nb.print(fmt::format("Input batch dimensions: torch.Size([{}, {}])", batch.B, batch.T));
-            nb.print(fmt::format("Label batch dimensions torch.Size([{}])", batch.B));
-            nb.code("print(f\"{len(train_loader)} training batches\")\n"
-                    "print(f\"{len(val_loader)} validation batches\")\n"
-                    "print(f\"{len(test_loader)} test batches\")");
-            nb.print(fmt::format("{} training batches", train_loader.size()));
-            nb.print(fmt::format("{} validation batches", val_loader.size()));
-            nb.print(fmt::format("{} test batches", test_loader.size()));
+            nb.code(kSpamLoadersCell);
+            print_loader_cells(nb, gen, d);
             if (!out_dir.empty()) {
                 const char* names[3] = {"train.csv", "validation.csv", "test.csv"};
                 for (int i = 0; i < 3; ++i) {

@@ -9,8 +9,6 @@
 // and --n-layers shrink it (the tests' runs); --stop-after ends after a section (6.6: no training).
 // The goldens are PyTorch's on this CPU running the notebook's own cells
 // (tests/goldens/ch06_finetune_reference.py).
-#include <chrono>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +17,7 @@
 #include <fmt/format.h>
 #include <xtensor/xadapt.hpp>
 
+#include "llmfs/app/classifier_program.hpp"
 #include "llmfs/app/cli.hpp"
 #include "llmfs/nn/module.hpp"
 #include "llmfs/torch/ops.hpp"
@@ -32,17 +31,7 @@ using namespace llmfs;
 
 namespace {
 
-struct Options {
-    std::string data, weights;
-    std::optional<std::size_t> heads;  // the weights' heads when their shapes cannot tell
-    GPTConfig cfg = [] {
-        GPTConfig c = GPTConfig::gpt2_small();  // BASE_CONFIG updated with "gpt2-small (124M)"
-        c.context_length = 1024;
-        c.drop_rate = 0.0;
-        c.qkv_bias = true;
-        return c;
-    }();
-    std::string pytorch = "2";
+struct Options : ClassifierModelOptions {
     std::string stop_after = "6.8";
 };
 
@@ -53,16 +42,6 @@ Tensor<2> last_token(const Tensor<3>& outputs) {
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t k = 0; k < K; ++k) last(b, k) = outputs.data(b, T - 1, k);
     return Tensor<2>(std::move(last));
-}
-
-// print(f"Training accuracy: ..."), the three loaders' calc_accuracy_loader
-void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamData& d, std::optional<std::size_t> num_batches) {
-    const double train = calc_accuracy_loader(*d.train_loader, model, gen, num_batches);
-    const double val = calc_accuracy_loader(*d.val_loader, model, gen, num_batches);
-    const double test = calc_accuracy_loader(*d.test_loader, model, gen, num_batches);
-    nb.print(fmt::format("Training accuracy: {:.2f}%", train * 100));
-    nb.print(fmt::format("Validation accuracy: {:.2f}%", val * 100));
-    nb.print(fmt::format("Test accuracy: {:.2f}%", test * 100));
 }
 
 // print(token_ids_to_text(generate_text_simple(model, text_to_token_ids(text), max_new_tokens, context)))
@@ -97,9 +76,6 @@ std::unique_ptr<GPTModel> section_6_4(Notebook& nb, Generator& gen, const Option
             "    f\"length {BASE_CONFIG['context_length']}. Reinitialize data sets with \"\n"
             "    f\"`max_length={BASE_CONFIG['context_length']}`\"\n"
             ")");
-    if (d.train_dataset->max_length() > o.cfg.context_length && o.weights.empty())
-        throw std::runtime_error(fmt::format("Dataset length {} exceeds model's context length {}. Reinitialize data sets with "
-                                             "`max_length={}`", d.train_dataset->max_length(), o.cfg.context_length, o.cfg.context_length));
     nb.code("from gpt_download import download_and_load_gpt2\n"
             "from previous_chapters import GPTModel, load_weights_into_gpt\n"
             "\n"
@@ -109,21 +85,7 @@ std::unique_ptr<GPTModel> section_6_4(Notebook& nb, Generator& gen, const Option
             "model = GPTModel(BASE_CONFIG)\n"
             "load_weights_into_gpt(model, params)\n"
             "model.eval();");
-    std::unique_ptr<GPTModel> model;
-    if (!o.weights.empty()) {
-        nb.note("OpenAI's weights from --weights " + o.weights + " (the notebook's 'File already exists' lines are not printed).");
-        model = load_pretrained_gpt(gen, o.weights, o.heads);
-        if (d.train_dataset->max_length() > model->cfg.context_length)
-            throw std::runtime_error(fmt::format("Dataset length {} exceeds model's context length {}. Reinitialize data sets with "
-                                                 "`max_length={}`", d.train_dataset->max_length(), model->cfg.context_length,
-                                                 model->cfg.context_length));
-    } else {
-        nb.note(fmt::format("No --weights: GPTModel's random weights, drawn where the notebook builds the model (emb_dim {}, "
-                            "n_heads {}, n_layers {}); OpenAI's are read from --weights FILE.",
-                            o.cfg.emb_dim, o.cfg.n_heads, o.cfg.n_layers));
-        model = std::make_unique<GPTModel>(gen, o.cfg);
-    }
-    model->train(false);  // model.eval()
+    std::unique_ptr<GPTModel> model = build_classifier_base_model(nb, gen, o, d.train_dataset->max_length());
     nb.code("from previous_chapters import (\n"
             "    generate_text_simple,\n"
             "    text_to_token_ids,\n"
@@ -361,21 +323,7 @@ void section_6_7(Notebook& nb, Generator& gen, const Options& o, GPTModel& model
             "end_time = time.time()\n"
             "execution_time_minutes = (end_time - start_time) / 60\n"
             "print(f\"Training completed in {execution_time_minutes:.2f} minutes.\")");
-    nb.note(fmt::format("AdamW updates as PyTorch {} computes them (--pytorch 2|1.13). \"Training completed in X minutes.\" goes to "
-                        "standard error: the minutes are this machine's.",
-                        o.pytorch == "2" ? "2.x" : "1.13"));
-    const auto start = std::chrono::steady_clock::now();
-    gen.manual_seed(123);
-    AdamWOptions adamw;
-    adamw.lr = 5e-5;
-    adamw.weight_decay = 0.1;
-    adamw.version = *parse_pytorch_version(o.pytorch);
-    ClassifierAdamW optimizer(model, adamw);
-    std::cerr << fmt::format("training the last block, final_norm and the head: {} batches per epoch, 5 epochs", d.train_loader->size())
-              << std::endl;
-    train_classifier_simple(model, *d.train_loader, *d.val_loader, optimizer, gen, 5, 50, 5, [&](const std::string& line) { nb.print(line); });
-    const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
-    std::cerr << fmt::format("Training completed in {:.2f} minutes.", minutes) << std::endl;
+    run_training_cell(nb, gen, o, model, d, 5e-5, /*lora=*/false);
     nb.code("import matplotlib.pyplot as plt\n"
             "\n"
             "def plot_values(epochs_seen, examples_seen, train_values, val_values, label=\"loss\"):\n"
@@ -466,35 +414,16 @@ void section_6_8(Notebook& nb, GPTModel& model, const Gpt2Tokenizer& tokenizer, 
 
 int main(int argc, char** argv) {
     Options o;
-    std::size_t heads = 0;
     return run_training_chapter(
         argc, argv,
         "6.4 to 6.8: GPT-2 with a two-class head, fine-tuned to classify spam (the data from --data FILE, OpenAI's weights from "
         "--weights FILE)",
         [&](CLI::App& app) {
-            app.add_option("--data", o.data, "the SMS Spam Collection: sms_spam_collection.zip as the notebook downloads it, or its TSV")
-                ->type_name("FILE")
-                ->required();
-            auto* weights = app.add_option("--weights", o.weights,
-                                           "GPT-2 124M's weights: Hugging Face's model.safetensors or the book's model.pth "
-                                           "(without it: GPTModel's random weights)")
-                                ->type_name("FILE");
-            app.add_option("--heads", heads, "the weights' attention heads, when their shapes cannot tell")->check(CLI::Range(1, 4096));
-            std::size_t* dims[3] = {&o.cfg.emb_dim, &o.cfg.n_heads, &o.cfg.n_layers};
-            const char* names[3] = {"--emb-dim", "--n-heads", "--n-layers"};
-            const char* helps[3] = {"the random model's emb_dim (BASE_CONFIG's 768)", "the random model's n_heads (must divide --emb-dim)",
-                                    "the random model's n_layers"};
-            for (int i = 0; i < 3; ++i) add_size_option(app, names[i], *dims[i], helps[i])->excludes(weights);
-            app.callback([&o] {  // after parsing: a usage error (exit 2), as a bad value is
-                if (o.cfg.emb_dim % o.cfg.n_heads != 0)
-                    throw CLI::ValidationError("--n-heads", fmt::format("{} does not divide --emb-dim {}", o.cfg.n_heads, o.cfg.emb_dim));
-            });
-            add_pytorch_option(app, o.pytorch);
+            add_classifier_model_options(app, o);
             app.add_option("--stop-after", o.stop_after, "the last section to run: 6.4, 6.5, 6.6 (no training), 6.7 or 6.8 (the default)")
                 ->check(CLI::IsMember({"6.4", "6.5", "6.6", "6.7", "6.8"}));
         },
         [&](Notebook& nb, Generator& gen) {
-            if (heads != 0) o.heads = heads;
             nb.note("Sections 6.2 and 6.3 (the data and its loaders) run as ch06_data prints them, from --data " + o.data + ".");
             const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
             const SpamData d = load_spam_data(o.data, tokenizer, gen);

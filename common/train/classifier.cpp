@@ -188,19 +188,29 @@ float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const s
 ClassifierAdamW::ClassifierAdamW(GPTModel& model, AdamWOptions options)
     : params_(trainable_parameters(model)), state_(params_.size()), options_(options), n_layers_(model.trf_blocks.size()) {}
 
-void ClassifierAdamW::step(const ClassifierGrads& grads) {
-    const auto named = named_gradients(grads, n_layers_);
-    if (named.size() != params_.size())
-        throw std::logic_error("ClassifierAdamW::step: " + std::to_string(named.size()) + " gradients for " +
-                               std::to_string(params_.size()) + " parameters");
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-        if (named[i].first != params_[i].name || named[i].second->size() != params_[i].size)
-            throw std::logic_error("ClassifierAdamW::step: parameter " + params_[i].name + " (" + std::to_string(params_[i].size) +
+namespace {
+
+// optimizer.step() over `params`, whose gradients `named` lists in the same order (names and sizes
+// checked: a mismatch is this library's bug). 1.13's zero_grad() zeroes and AccumulateGrad adds:
+// 0 + g (2.x's sets the gradients to None).
+void adamw_steps(const char* who, const std::vector<ParameterView>& params, std::vector<AdamWState>& state,
+                 const std::vector<std::pair<std::string, const std::vector<float>*>>& named, const AdamWOptions& options) {
+    if (named.size() != params.size())
+        throw std::logic_error(std::string(who) + ": " + std::to_string(named.size()) + " gradients for " + std::to_string(params.size()) +
+                               " parameters");
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        if (named[i].first != params[i].name || named[i].second->size() != params[i].size)
+            throw std::logic_error(std::string(who) + ": parameter " + params[i].name + " (" + std::to_string(params[i].size) +
                                    " values) against gradient " + named[i].first + " (" + std::to_string(named[i].second->size()) + ")");
-        // 1.13's zero_grad() zeroes, AccumulateGrad adds: 0 + g (2.x's sets the gradients to None)
-        adamw_step(params_[i].data, named[i].second->data(), params_[i].size, state_[i], options_,
-                   /*grad_plus_zero=*/options_.version == PyTorchVersion::v1_13);
+        adamw_step(params[i].data, named[i].second->data(), params[i].size, state[i], options,
+                   /*grad_plus_zero=*/options.version == PyTorchVersion::v1_13);
     }
+}
+
+}  // namespace
+
+void ClassifierAdamW::step(const ClassifierGrads& grads) {
+    adamw_steps("ClassifierAdamW::step", params_, state_, named_gradients(grads, n_layers_), options_);
 }
 
 float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels) {
@@ -257,19 +267,7 @@ float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, co
 LoRAAdamW::LoRAAdamW(GPTModel& model, AdamWOptions options)
     : params_(lora_parameters(model)), state_(params_.size()), options_(options) {}
 
-void LoRAAdamW::step(const LoRAClassifierGrads& grads) {
-    const auto named = named_gradients(grads);
-    if (named.size() != params_.size())
-        throw std::logic_error("LoRAAdamW::step: " + std::to_string(named.size()) + " gradients for " + std::to_string(params_.size()) +
-                               " parameters");
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-        if (named[i].first != params_[i].name || named[i].second->size() != params_[i].size)
-            throw std::logic_error("LoRAAdamW::step: parameter " + params_[i].name + " (" + std::to_string(params_[i].size) +
-                                   " values) against gradient " + named[i].first + " (" + std::to_string(named[i].second->size()) + ")");
-        adamw_step(params_[i].data, named[i].second->data(), params_[i].size, state_[i], options_,
-                   /*grad_plus_zero=*/options_.version == PyTorchVersion::v1_13);
-    }
-}
+void LoRAAdamW::step(const LoRAClassifierGrads& grads) { adamw_steps("LoRAAdamW::step", params_, state_, named_gradients(grads), options_); }
 
 float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels) {
     GPTSaved saved;

@@ -39,6 +39,23 @@ GPTConfig tiny() {
     return cfg;
 }
 
+// As the golden scripts write them after the printed lines: the returned lists (%.17g), examples_seen,
+// then each trained parameter (%.9g), in model.parameters() order.
+std::string history_text(const ClassifierHistory& history, const std::vector<ParameterView>& params) {
+    std::string text;
+    for (const auto* values : {&history.train_losses, &history.val_losses, &history.train_accs, &history.val_accs}) {
+        std::string line;
+        for (double v : *values) line += (line.empty() ? "" : " ") + fmt::format("{:.17g}", v);
+        text += line + "\n";
+    }
+    text += std::to_string(history.examples_seen);
+    for (const ParameterView& p : params) {
+        text += "\n" + p.name;
+        for (std::size_t i = 0; i < p.size; ++i) text += fmt::format(" {:.9g}", p.data[i]);
+    }
+    return text;
+}
+
 }  // namespace
 
 TEST_CASE("classifier: the two-class head, accuracy, loss and classify_review as PyTorch's", "[blas]") {
@@ -103,16 +120,7 @@ TEST_CASE("classifier: the notebook's fine-tuning (frozen but the last block, fi
         std::string text;
         const ClassifierHistory history = train_classifier_simple(model, train_loader, validation_loader, optimizer, gen, 3, 1, 1,
                                                                   [&](const std::string& line) { text += line + "\n"; });
-        for (const auto* values : {&history.train_losses, &history.val_losses, &history.train_accs, &history.val_accs}) {
-            std::string line;
-            for (double v : *values) line += (line.empty() ? "" : " ") + fmt::format("{:.17g}", v);
-            text += line + "\n";
-        }
-        text += std::to_string(history.examples_seen);
-        for (const ParameterView& p : trainable_parameters(model)) {
-            text += "\n" + p.name;
-            for (std::size_t i = 0; i < p.size; ++i) text += fmt::format(" {:.9g}", p.data[i]);
-        }
+        text += history_text(history, trainable_parameters(model));
         // Under another kernel, six AdamW steps move the weights apart by up to 6e-5 (Sandybridge,
         // 2026-12-06): close within 1e-3, the accuracies' counts still equal.
         llmfs::testing::check_printed(std::string("classifier training ") + name, text, cases.at(std::string("train ") + name), 1e-3);
@@ -145,16 +153,7 @@ TEST_CASE("classifier: appendix E's LoRA fine-tuning (every Linear adapted, rank
         std::string text;
         const ClassifierHistory history = train_classifier_simple(model, train_loader, validation_loader, optimizer, gen, 3, 1, 1,
                                                                   [&](const std::string& line) { text += line + "\n"; });
-        for (const auto* values : {&history.train_losses, &history.val_losses, &history.train_accs, &history.val_accs}) {
-            std::string line;
-            for (double v : *values) line += (line.empty() ? "" : " ") + fmt::format("{:.17g}", v);
-            text += line + "\n";
-        }
-        text += std::to_string(history.examples_seen);
-        for (const ParameterView& p : lora_parameters(model)) {
-            text += "\n" + p.name;
-            for (std::size_t i = 0; i < p.size; ++i) text += fmt::format(" {:.9g}", p.data[i]);
-        }
+        text += history_text(history, lora_parameters(model));
         model.train(false);
         const Tensor<3> logits = model.forward(xt::adapt(ids, std::array<std::size_t, 2>{1, ids.size()}));  // [1, 4, 2]
         text += "\nlogits";

@@ -56,6 +56,7 @@ sys.path.insert(0, str(HERE))
 import torch  # noqa: E402
 
 import book_checkout  # noqa: E402
+import notebook_cells  # noqa: E402
 
 NOTEBOOK = os.path.join("appendix-D", "01_main-chapter-code", "appendix-D.ipynb")
 HEAD_BYTES = 3000  # the text "head3000": data/the-verdict.txt's first 3000 bytes (tests/CMakeLists.txt)
@@ -244,20 +245,6 @@ NOTEBOOK_RUNS = [
 ]
 
 
-class _Anything:
-    """matplotlib.pyplot's stand-in for the notebook's plot cells: every attribute, call and
-    unpacking gives another stand-in; nothing is drawn or written."""
-
-    def __getattr__(self, name):
-        return _Anything()
-
-    def __call__(self, *args, **kwargs):
-        return _Anything()
-
-    def __iter__(self):
-        return iter((_Anything(), _Anything()))
-
-
 def notebook_run(book, sources, changes, epochs):
     """Every code cell of the notebook in order, as Jupyter runs them, in one namespace, with the
     notebook's folder as the working directory holding data/the-verdict.txt (so its "file exists"
@@ -274,7 +261,7 @@ def notebook_run(book, sources, changes, epochs):
     pc.GPTModel = lambda cfg: original_gpt({**cfg, **changes})
     # previous_chapters bound its plt when first imported (the empty module main() installs):
     # its plot_losses, which the last cell calls, needs the stand-in too
-    sys.modules["matplotlib.pyplot"] = pc.plt = _Anything()
+    sys.modules["matplotlib.pyplot"] = pc.plt = notebook_cells.Anything()
     sys.modules["matplotlib"].pyplot = sys.modules["matplotlib.pyplot"]
     ns = {"__name__": "__main__"}
     outputs, before_d4 = [], None

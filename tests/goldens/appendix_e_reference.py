@@ -30,8 +30,6 @@ notebook; there the timing line stays, as Jupyter shows it. The 124M model witho
     /usr/bin/python3 tests/goldens/appendix_e_reference.py BOOK data/tests/ch06/sms_clean.tsv \\
         --until E.3 --notebook tests/nbcheck/appendix_e_random124m_e3.ipynb > /dev/null
 """
-import contextlib
-import io
 import json
 import os
 import pathlib
@@ -68,28 +66,19 @@ def main():
     nb = json.loads(pathlib.Path(book, NOTEBOOK).read_text(encoding="utf-8"))
     sources = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     ns = {"__name__": "__main__"}
-    out, printed = [], {}
+    until_e3 = options["--until"] == "E.3"
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(tmp, "sms_spam_collection"))
         shutil.copyfile(data, os.path.join(tmp, "sms_spam_collection", "SMSSpamCollection.tsv"))
         os.chdir(tmp)
         try:
-            for k, source in enumerate(sources):
-                if k == 0:
-                    continue  # package versions
-                if options["--until"] == "E.3" and "class LoRALayer(" in source:
-                    break  # section E.4 starts here
-                source = source.replace("in_features=768", f"in_features={emb}")
-                buffer = io.StringIO()
-                with contextlib.redirect_stdout(buffer):
-                    exec(compile(source, f"<appendix-E cell {k}>", "exec"), ns)
-                printed[k] = buffer.getvalue()
-                out += [line for line in buffer.getvalue().splitlines(keepends=True)
-                        if not line.startswith("Training completed in ")]
+            printed, out = notebook_cells.run_cells(
+                sources, ns, "appendix-E", transform=lambda source: source.replace("in_features=768", f"in_features={emb}"),
+                stop=lambda source: until_e3 and "class LoRALayer(" in source)  # section E.4 starts there
         finally:
             os.chdir(cwd)
-    sys.stdout.write("".join(out))
+    sys.stdout.write(out)
     if options["--notebook"]:
         import executed_notebook
         executed_notebook.write(pathlib.Path(book, NOTEBOOK), printed, options["--notebook"], keep=(0,))

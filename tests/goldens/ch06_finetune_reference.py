@@ -32,8 +32,6 @@ notebook; there the timing line stays, as Jupyter shows it. The 124M model witho
 
 (beside it: sms_spam_collection/SMSSpamCollection.tsv, a link to data/tests/ch06/sms_clean.tsv).
 """
-import contextlib
-import io
 import json
 import os
 import pathlib
@@ -65,35 +63,31 @@ def main():
     nb = json.loads(pathlib.Path(book, NOTEBOOK).read_text(encoding="utf-8"))
     sources = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     ns = {"__name__": "__main__"}
-    out, printed = [], {}
-    from_6_4 = False
+    until_6_6 = options["--until"] == "6.6"
+
+    def transform(source):
+        if "download_and_unzip_spam_data(url" in source:
+            return "from pathlib import Path\ndata_file_path = Path(%r)" % data
+        lines = source.strip().splitlines()
+        if lines and lines[-1].strip() in ("df", "balanced_df"):  # a DataFrame display
+            return "\n".join(lines[:-1])
+        return source
+
+    def after(source):
+        if "CHOOSE_MODEL = " in source:
+            ns["BASE_CONFIG"].update(changes)
+
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)
         try:
-            for k, source in enumerate(sources):
-                if k == 0:
-                    continue  # package versions
-                if "download_and_unzip_spam_data(url" in source:
-                    source = "from pathlib import Path\ndata_file_path = Path(%r)" % data
-                if options["--until"] == "6.6" and "def train_classifier_simple(" in source:
-                    break  # section 6.7 starts here
-                lines = source.strip().splitlines()
-                if lines and lines[-1].strip() in ("df", "balanced_df"):  # a DataFrame display
-                    source = "\n".join(lines[:-1])
-                from_6_4 = from_6_4 or "CHOOSE_MODEL = " in source
-                buffer = io.StringIO()
-                with contextlib.redirect_stdout(buffer):
-                    exec(compile(source, f"<ch06 cell {k}>", "exec"), ns)
-                if "CHOOSE_MODEL = " in source:
-                    ns["BASE_CONFIG"].update(changes)
-                printed[k] = buffer.getvalue()
-                if from_6_4:
-                    out += [line for line in printed[k].splitlines(keepends=True)
-                            if not line.startswith("Training completed in ")]
+            printed, out = notebook_cells.run_cells(
+                sources, ns, "ch06", transform=transform, after=after,
+                stop=lambda source: until_6_6 and "def train_classifier_simple(" in source,  # section 6.7 starts there
+                printed_from=lambda source: "CHOOSE_MODEL = " in source)
         finally:
             os.chdir(cwd)
-    sys.stdout.write("".join(out))
+    sys.stdout.write(out)
     if options["--notebook"]:
         import executed_notebook
         executed_notebook.write(pathlib.Path(book, NOTEBOOK), printed, options["--notebook"], keep=(0,))

@@ -74,3 +74,30 @@ def pandas2x_value_counts():
         return result
 
     pd.Series.value_counts = value_counts
+
+
+def run_cells(sources, ns, name, transform=lambda source: source, stop=lambda source: False,
+              after=lambda source: None, printed_from=lambda source: True):
+    """Executes the notebook's code cells `sources` in order in the namespace `ns`, as Jupyter
+    does, but the first (the package versions): each through transform(source) first, up to the
+    first for which stop(source) holds; after(source) runs after each. Returns (the stdout of each
+    cell by its index, what the cells from the first for which printed_from(source) holds printed,
+    without the "Training completed in X minutes." lines, which the programs write to stderr)."""
+    import contextlib
+    import io
+    printed, out, printing = {}, [], False
+    for k, source in enumerate(sources):
+        if k == 0:
+            continue  # package versions
+        source = transform(source)
+        if stop(source):
+            break
+        printing = printing or printed_from(source)
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            exec(compile(source, f"<{name} cell {k}>", "exec"), ns)
+        after(source)
+        printed[k] = buffer.getvalue()
+        if printing:
+            out += [line for line in printed[k].splitlines(keepends=True) if not line.startswith("Training completed in ")]
+    return printed, "".join(out)
