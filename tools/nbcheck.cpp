@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -83,15 +84,15 @@ struct Run {
     bool drew_dropout = false;  // the program said on stderr which dropout kernel it used
 };
 
-// The chapter a notebook's path names, as a group's name: ".../ch05/01_main-chapter-code/ch05.ipynb"
-// and "ch04_book.ipynb" give "ch05" and "ch04", "appendix-D.ipynb" gives "appendix_d"; nothing for
+// The group of the chapter a notebook's path names (its index in `groups`): ".../ch05/01_main-chapter-code/ch05.ipynb"
+// and "ch04_book.ipynb" name "ch05" and "ch04", "appendix-D.ipynb" names "appendix_d"; nothing for
 // an exercise notebook (its report keeps the cells of every group tried before its own) or a path
 // that names no group. That group's programs run first: a chapter-5 notebook need not wait for the
 // chapter-3 and 4 programs (GPT-2 124M among them) to be refused by them first.
-std::string named_group(const std::string& path, const std::vector<Group>& groups) {
+std::optional<std::size_t> named_group(const std::string& path, const std::vector<Group>& groups) {
     std::string lower;
     for (const char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower.find("exercise") != std::string::npos) return "";
+    if (lower.find("exercise") != std::string::npos) return std::nullopt;
     std::string name;
     for (std::size_t i = 0; i + 2 < lower.size(); ++i) {
         const bool starts_word = i == 0 || !std::isalnum(static_cast<unsigned char>(lower[i - 1]));
@@ -110,8 +111,9 @@ std::string named_group(const std::string& path, const std::vector<Group>& group
                 name = std::string("appendix_") + lower[j];
         }
     }
-    const bool known = std::any_of(groups.begin(), groups.end(), [&](const Group& g) { return g.name == name; });
-    return known ? name : "";
+    const auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.name == name; });
+    if (it == groups.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - groups.begin());
 }
 
 // A chapter program must run; an exercise program may stop (a student build's TODO), which leaves
@@ -287,12 +289,13 @@ int run(const Options& opt, const std::filesystem::path& bin) {
         return program + " reads the SMS Spam Collection, which is neither given (--data FILE) nor beside the notebook "
                          "(sms_spam_collection/SMSSpamCollection.tsv or sms_spam_collection.zip, where its download cell leaves it)";
     };
-    if (const std::string named = named_group(notebook_path, groups); !named.empty()) {
-        const auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.name == named; });
+    const std::optional<std::size_t> named = named_group(notebook_path, groups);
+    if (named) {
+        const Group& own = groups[*named];
         // the notebook's own chapter cannot run: say so now, not after every other chapter's programs
-        for (const std::string& program : it->programs)
-            if (needs_data(program)) throw std::invalid_argument(notebook_path + " is " + named + "'s notebook, but " + data_message(program));
-        order.insert(order.begin(), *it);
+        for (const std::string& program : own.programs)
+            if (needs_data(program)) throw std::invalid_argument(notebook_path + " is " + own.name + "'s notebook, but " + data_message(program));
+        order.insert(order.begin(), own);
     }
     std::map<std::string, Run> runs;  // program -> its run
     std::vector<std::string> chapter;  // the programs of the group that covers the notebook
@@ -306,7 +309,8 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     };
     for (std::size_t g = 0; g < order.size(); ++g) {
         const Group& group = order[g];
-        if (g == 1 && order.size() > groups.size()) check.cells.clear();  // the named group did not cover it
+        const bool named_group_did_not_cover = named && g == 1;  // it was tried first: start over, its runs kept
+        if (named_group_did_not_cover) check.cells.clear();
         for (const std::string& program : group.programs) {
             auto done = runs.find(program);
             if (done == runs.end() && needs_data(program)) {
