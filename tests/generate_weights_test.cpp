@@ -20,6 +20,7 @@
 #include "llmfs/app/process.hpp"
 #include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/nn/safetensors.hpp"
+#include "llmfs/nn/tf_checkpoint.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -89,6 +90,29 @@ TEST_CASE("tiny checkpoint: PyTorch's tokens and text, every case llmfs-generate
     REQUIRE(llmfs::write_synthetic_gpt2(file, llmfs::SyntheticGpt2::tiny()) == all_cases().at("file.tiny").at("sha256"));
     const int ran = run_cases("tiny", file, [](const std::string&) { return true; });
     CHECK(ran >= 10);  // the greedy ones: 8 (2 prompts x top_k none/1/25/50), the 40-token window, 4 heads
+}
+
+TEST_CASE("gpt_download.py's folder: the tiny checkpoint as TensorFlow's gpt2/<size> folder gives the same tokens and text") {
+    Scratch scratch("tiny_tf");
+    const fs::path file = scratch.path / "tiny.safetensors";
+    REQUIRE(llmfs::write_synthetic_gpt2(file, llmfs::SyntheticGpt2::tiny()) == all_cases().at("file.tiny").at("sha256"));
+    const fs::path folder = scratch.path / "gpt2" / "tiny";
+    llmfs::write_gpt2_tf_folder(folder, llmfs::SafeTensors::open(file),
+                                R"({"n_vocab": 50257, "n_ctx": 32, "n_embd": 128, "n_head": 2, "n_layer": 2})");
+    const int ran = run_cases("tiny", folder, [](const std::string& name) {  // greedy, sampled, eos: as the safetensors file
+        return name.find(".t0.0.knone") != std::string::npos || name.find(".t1.0.k25") != std::string::npos;
+    });
+    CHECK(ran >= 4);
+    // A damaged data file is refused before anything is generated.
+    {
+        std::fstream data(folder / "model.ckpt.data-00000-of-00001", std::ios::in | std::ios::out | std::ios::binary);
+        data.seekp(1000);
+        data.put('\x7f');
+    }
+    const auto result = run({LLMFS_GENERATE, "--weights", folder.string()});
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.err, Catch::Contains("fails its checksum") && Catch::Contains("download it again"));
+    CHECK(result.out.empty());
 }
 
 TEST_CASE("124M-shaped checkpoint: PyTorch's tokens and text, greedy and the book's two sampled calls", "[long]") {

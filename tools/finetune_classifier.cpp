@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
         ->required();
     app.add_option("--weights", o.weights,
                    "the pretrained GPT-2: a torch.save file of the book's GPTModel (model.pth) or Hugging Face's\n"
-                   "model.safetensors (llmfs-generate --weights takes the same); its shapes give the model's size")
+                   "model.safetensors or the gpt2/124M folder gpt_download.py writes (TensorFlow's checkpoint; llmfs-generate\n"
+                   "--weights takes the same); its shapes give the model's size")
         ->type_name("FILE");
     app.add_option("--heads", o.n_heads,
                    "the weights' attention heads, when their shapes do not tell (GPT-2's sizes have 64-wide heads)")

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
                                      "This flag runs the model in test mode for internal testing purposes. Otherwise, it runs the "
                                      "model as it is used in the chapter (recommended).");
                           p.add_string("--data", "", "The instruction data (llmfs: default its copy of the book's instruction-data.json).");
-                          p.add_string("--weights", "", "Without --test_mode: GPT-2 medium's model.safetensors (llmfs never downloads).");
+                          p.add_string("--weights", "", "Without --test_mode: GPT-2 medium's model.safetensors or gpt_download.py's gpt2/355M folder (llmfs never downloads).");
                       },
                       [](const ArgumentParser& args) {
                           InstructionFinetuneOptions options;

@@ -28,6 +28,7 @@
 #include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/nn/kv_cache.hpp"
 #include "llmfs/nn/safetensors.hpp"
+#include "llmfs/nn/tf_checkpoint.hpp"
 #include "llmfs/app/notebook.hpp"
 
 using namespace llmfs;
@@ -69,7 +70,7 @@ GPTModel load_checkpoint(const Options& opt, Generator& gen) {
             throw std::runtime_error(fmt::format("{}: tok_emb.weight has {} rows, but GPT-2's tokenizer has 50257 tokens; generate with the "
                                                  "model's own tokenizer in Python", opt.weights, cfg.vocab_size));
     } else {
-        params.emplace(SafeTensors::open(opt.weights));
+        params.emplace(open_gpt2_weights(opt.weights));  // model.safetensors or gpt_download.py's folder
         cfg = infer_gpt_config(*params, heads, &how);
     }
     if (opt.model_given) {
@@ -153,6 +154,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}));
     app.add_option("--weights", opt.weights,
                    "GPT-2's weights from Hugging Face's model.safetensors (e.g. https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors),\n"
+                   "the gpt2/124M folder (or 355M, ...) the book's gpt_download.py writes (TensorFlow's checkpoint),\n"
                    "or the book's GPTModel saved by torch.save(model.state_dict(), \"model.pth\") (section 5.4),\n"
                    "instead of a seed-built model; the size comes from the file; --seed is set after loading");
     add_decimal_option(app, "--heads", opt.heads, 1, 4096, "with --weights: attention heads (default: GPT-2's for its sizes, else emb_dim / 64)")

@@ -508,7 +508,7 @@ int main(int argc, char** argv) {
                    "sms_spam_collection/ beside the notebook, where its download cell leaves it)")
         ->type_name("FILE");
     app.add_option("--weights", opt.weights,
-                   "GPT-2 124M's weights for appendix E's notebook (model.safetensors or the book's model.pth; without it "
+                   "GPT-2 124M's weights for appendix E's notebook (model.safetensors, the book's model.pth or gpt_download.py's gpt2/124M folder; without it "
                    "its model cells are the random model's and differ)")
         ->type_name("FILE");
     app.add_flag("--diff", opt.show_diff, "Show a unified diff (notebook against program) under each close or differ cell");

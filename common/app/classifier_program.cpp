@@ -53,8 +53,8 @@ void add_classifier_model_options(CLI::App& app, ClassifierModelOptions& o) {
         ->type_name("FILE")
         ->required();
     auto* weights = app.add_option("--weights", o.weights,
-                                   "GPT-2 124M's weights: Hugging Face's model.safetensors or the book's model.pth "
-                                   "(without it: GPTModel's random weights)")
+                                   "GPT-2 124M's weights: Hugging Face's model.safetensors, the book's model.pth or the gpt2/124M "
+                                   "folder gpt_download.py writes (without it: GPTModel's random weights)")
                         ->type_name("FILE");
     app.add_option_function<std::size_t>(
            "--heads", [&o](std::size_t n) { o.heads = n; }, "the weights' attention heads, when their shapes cannot tell")

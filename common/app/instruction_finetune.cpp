@@ -13,6 +13,7 @@
 #include "llmfs/app/plot.hpp"
 #include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/nn/safetensors.hpp"
+#include "llmfs/nn/tf_checkpoint.hpp"
 #include "llmfs/torch/print.hpp"
 #include "llmfs/train/data.hpp"
 #include "llmfs/train/evaluate.hpp"
@@ -102,7 +103,8 @@ void run_instruction_finetuning(Notebook& nb, Generator& gen, const InstructionF
     for (const auto& path : {plot_path, responses_path, model_path}) check_writable_path(path.string(), "the working directory");
     if (!options.test_mode && !options.weights)
         throw std::runtime_error("the script's own run fine-tunes GPT-2 medium (355M) from OpenAI's weights, which llmfs never "
-                                 "downloads: give --weights FILE (gpt2-medium's model.safetensors from Hugging Face), or "
+                                 "downloads: give --weights FILE (gpt2-medium's model.safetensors from Hugging Face, or the gpt2/355M folder "
+                                 "gpt_download.py writes), or "
                                  "--test_mode for the script's small test model");
 
     const std::vector<InstructionEntry> data = load_instruction_data(options.data);
@@ -145,7 +147,7 @@ void run_instruction_finetuning(Notebook& nb, Generator& gen, const InstructionF
         cfg.n_heads = 2;
         model.emplace(gen, cfg);
     } else {
-        const SafeTensors params = SafeTensors::open(*options.weights);
+        const SafeTensors params = open_gpt2_weights(*options.weights);
         cfg = GPTConfig::gpt2_medium();
         cfg.drop_rate = 0.0;
         cfg.qkv_bias = true;

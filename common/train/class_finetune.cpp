@@ -10,6 +10,7 @@
 
 #include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/nn/safetensors.hpp"
+#include "llmfs/nn/tf_checkpoint.hpp"
 #include "llmfs/nn/torch_save.hpp"
 #include "llmfs/train/classification_data.hpp"
 #include "llmfs/train/classifier.hpp"
@@ -55,14 +56,14 @@ bool file_is_zip(const std::string& path) {
 }  // namespace
 
 std::unique_ptr<GPTModel> load_pretrained_gpt(Generator& gen, const std::string& path, std::optional<std::size_t> n_heads) {
-    if (file_is_zip(path)) {
+    if (!std::filesystem::is_directory(path) && file_is_zip(path)) {
         const TorchStateDict state = TorchStateDict::open(path);
         const GPTConfig cfg = infer_gpt_config(state, n_heads);
         auto model = std::make_unique<GPTModel>(gen, cfg, Init::zeros);
         load_state_dict(*model, state);
         return model;
     }
-    const SafeTensors file = SafeTensors::open(path);
+    const SafeTensors file = open_gpt2_weights(path);  // model.safetensors, or the gpt2/124M folder of TensorFlow's checkpoint
     const GPTConfig cfg = infer_gpt_config(file, n_heads);
     auto model = std::make_unique<GPTModel>(gen, cfg, Init::zeros);
     load_weights_into_gpt(*model, file);
