@@ -357,7 +357,11 @@ GPTConfig infer_gpt_config(const SafeTensors& file, std::optional<std::size_t> n
         heads = static_cast<std::size_t>(std::stoul(text));
     }
     cfg.n_heads = gpt2_n_heads(file.name(), cfg.emb_dim, cfg.n_layers, heads, how);
-    if (heads_from_file && how) *how = fmt::format("{} heads (the file's n_head)", cfg.n_heads);
+    if (heads_from_file && how) {
+        const auto format = file.metadata().find("format");  // "tf": nn/tf_checkpoint's gpt2/<size> folder
+        const bool tf = format != file.metadata().end() && format->second == "tf";
+        *how = fmt::format("{} heads ({})", cfg.n_heads, tf ? "hparams.json's n_head" : "the file's n_head");
+    }
     return cfg;
 }
 

@@ -117,7 +117,7 @@ TEST_CASE("a gpt2/<size> folder loads into the model its safetensors loads, bit 
     std::string how;
     const GPTConfig cfg = infer_gpt_config(tf, std::nullopt, &how);
     CHECK(cfg.n_heads == 4);
-    CHECK(how == "4 heads (the file's n_head)");
+    CHECK(how == "4 heads (hparams.json's n_head)");
     CHECK(cfg.emb_dim == 128);
     CHECK(cfg.n_layers == 2);
     CHECK(cfg.context_length == 32);
