@@ -120,10 +120,7 @@ namespace {
 float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, std::size_t first_block,
                           BlockGrads* block_grads, std::vector<float>& final_scale, std::vector<float>& final_shift,
                           LinearGrads& out_head, StepKernels kernels, bool lowest_norm1_trains) {
-    const bool fast = kernels == StepKernels::fast;  // the same float operations, on the pool (backward.hpp)
-    const auto layer_norm_back = fast ? layer_norm_backward_fast : layer_norm_backward;
-    const auto gelu_back = fast ? gelu_backward_fast : gelu_backward;
-    const auto attention_back = fast ? attention_backward_fast : attention_backward;
+    const auto layer_norm_back = kernels == StepKernels::fast ? layer_norm_backward_fast : layer_norm_backward;
     const std::size_t B = s.B, T = s.T, N = B * T, C = model.cfg.emb_dim, K = model.out_head.out_features();
     // logits = model(input_batch)[:, -1, :]: [B, K]
     std::vector<float> last(B * K), dlast(B * K);
@@ -141,38 +138,13 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
     final_shift.assign(C, 0.0f);
     layer_norm_back(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C, static_cast<float>(model.final_norm.eps),
                     dx.data(), final_scale.data(), final_shift.data(), false);
-    // the blocks, last first, as gpt_backward's reference walks them; dx is the block output's gradient
-    std::vector<float> branch, dh, du, dnorm(N * C, 0.0f);
-    for (std::size_t l = model.trf_blocks.size(); l-- > first_block;) {
-        const TransformerBlock& block = model.trf_blocks[l];
-        const BlockSaved& bs = s.blocks[l];
-        BlockGrads& bg = block_grads[l - first_block];
-        const std::size_t H = block.ff.fc1.out_features();
-        branch = dx;
-        dh.assign(N * H, 0.0f);
-        du.assign(N * H, 0.0f);
-        for (std::size_t i = 0; i < bs.noise_ff.size(); ++i) branch[i] *= bs.noise_ff[i];  // drop_shortcut
-        linear_layer_backward(block.ff.fc2, bs.h.data(), branch.data(), N, dh.data(), bg.fc2);
-        gelu_back(bs.u.data(), dh.data(), du.data(), N * H);
-        linear_layer_backward(block.ff.fc1, bs.normed2.data(), du.data(), N, dnorm.data(), bg.fc1);
-        bg.norm2_scale.assign(C, 0.0f);
-        bg.norm2_shift.assign(C, 0.0f);
-        layer_norm_back(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps), dx.data(),
-                        bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
-        branch = dx;
-        for (std::size_t i = 0; i < bs.noise_att.size(); ++i) branch[i] *= bs.noise_att[i];
-        if (l == first_block && !lowest_norm1_trains) {
-            // nothing below trains (the embeddings are frozen) and neither does norm1: autograd
-            // stops at the attention's weights (or adapters), so x's gradient is not computed
-            attention_back(block.att, bs.att, branch.data(), nullptr, bg.att);
-            break;
-        }
-        attention_back(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
-        bg.norm1_scale.assign(C, 0.0f);
-        bg.norm1_shift.assign(C, 0.0f);
-        layer_norm_back(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps), dx.data(),
-                        bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
-    }
+    // the blocks, last first, as gpt_loss_backward walks them; dx is the block output's gradient.
+    // Nothing below first_block trains (the embeddings are frozen): the lowest one's input gradient
+    // is not computed, nor, unless it trains, norm1's.
+    BlockBackwardBuffers buffers;
+    for (std::size_t l = model.trf_blocks.size(); l-- > first_block;)
+        block_backward(model.trf_blocks[l], s.blocks[l], N, dx.data(), block_grads[l - first_block], kernels, buffers,
+                       /*input_grad=*/l != first_block || lowest_norm1_trains);
     return loss;
 }
 

@@ -79,35 +79,11 @@ float gpt_loss_backward_reference(const GPTModel& model, const GPTSaved& s, cons
     g.final_shift.assign(C, 0.0f);
     layer_norm_backward(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C, static_cast<float>(model.final_norm.eps),
                         dx.data(), g.final_scale.data(), g.final_shift.data(), false);
-    // the blocks, last first; dx is the gradient of the block's output
+    // the blocks, last first; dx is the gradient of the block's output, then of its input
     g.blocks.resize(model.trf_blocks.size());
-    std::vector<float> branch(N * C), dh, du, dnorm(N * C);
-    for (std::size_t l = model.trf_blocks.size(); l-- > 0;) {
-        const TransformerBlock& block = model.trf_blocks[l];
-        const BlockSaved& bs = s.blocks[l];
-        BlockGrads& bg = g.blocks[l];
-        const std::size_t H = block.ff.fc1.out_features();
-        // x = x + shortcut: x_mid's gradient starts as dx (the shortcut's); the branch gets dx too
-        branch = dx;
-        dropout_backward(bs.noise_ff, branch);
-        dh.assign(N * H, 0.0f);
-        linear_layer_backward(block.ff.fc2, bs.h.data(), branch.data(), N, dh.data(), bg.fc2);
-        du.assign(N * H, 0.0f);
-        gelu_backward(bs.u.data(), dh.data(), du.data(), N * H);
-        linear_layer_backward(block.ff.fc1, bs.normed2.data(), du.data(), N, dnorm.data(), bg.fc1);
-        bg.norm2_scale.assign(C, 0.0f);
-        bg.norm2_shift.assign(C, 0.0f);
-        layer_norm_backward(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps), dx.data(),
-                            bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
-        // x = x + shortcut around the attention, the same way
-        branch = dx;
-        dropout_backward(bs.noise_att, branch);
-        attention_backward(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
-        bg.norm1_scale.assign(C, 0.0f);
-        bg.norm1_shift.assign(C, 0.0f);
-        layer_norm_backward(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps), dx.data(),
-                            bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
-    }
+    BlockBackwardBuffers buffers;
+    for (std::size_t l = model.trf_blocks.size(); l-- > 0;)
+        block_backward(model.trf_blocks[l], s.blocks[l], N, dx.data(), g.blocks[l], StepKernels::reference, buffers);
     dropout_backward(s.noise_emb, dx);  // drop_emb
     g.tok_emb.assign(model.tok_emb.weight.data.size(), 0.0f);
     g.pos_emb.assign(model.pos_emb.weight.data.size(), 0.0f);
@@ -201,7 +177,7 @@ float gpt_loss_backward_fast(const GPTModel& model, const GPTSaved& s, const std
     dlogits.resize(N * V);
     const RowRunner on_pool = [](std::size_t n, const std::function<void(std::size_t)>& fn) { compute_pool().run(n, fn); };
     const float loss = cross_entropy_backward(s.logits.data(), N, V, targets, dlogits.data(), on_pool);
-    std::vector<float> dnormed(N * C), dx(N * C), branch(N * C), dnorm(N * C), dh, du;
+    std::vector<float> dnormed(N * C), dx(N * C);
     g.out_head.resize(V * C);
     linear_backward(s.normed.data(), model.out_head.weight.data.data(), dlogits.data(), N, C, V, dnormed.data(), g.out_head.data(), nullptr);
     g.final_scale.resize(C);
@@ -209,25 +185,9 @@ float gpt_loss_backward_fast(const GPTModel& model, const GPTSaved& s, const std
     layer_norm_backward_fast(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C,
                              static_cast<float>(model.final_norm.eps), dx.data(), g.final_scale.data(), g.final_shift.data(), false);
     g.blocks.resize(model.trf_blocks.size());
-    for (std::size_t l = model.trf_blocks.size(); l-- > 0;) {
-        const TransformerBlock& block = model.trf_blocks[l];
-        const BlockSaved& bs = s.blocks[l];
-        BlockGrads& bg = g.blocks[l];
-        const std::size_t H = block.ff.fc1.out_features();
-        dropout_backward_into(bs.noise_ff, dx.data(), branch.data(), N * C);
-        dh.resize(N * H);
-        linear_layer_backward(block.ff.fc2, bs.h.data(), branch.data(), N, dh.data(), bg.fc2);
-        du.resize(N * H);
-        gelu_backward_fast(bs.u.data(), dh.data(), du.data(), N * H);
-        linear_layer_backward(block.ff.fc1, bs.normed2.data(), du.data(), N, dnorm.data(), bg.fc1);
-        for (auto* v : {&bg.norm2_scale, &bg.norm2_shift, &bg.norm1_scale, &bg.norm1_shift}) v->resize(C);
-        layer_norm_backward_fast(bs.x_mid.data(), block.norm2.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm2.eps),
-                                 dx.data(), bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
-        dropout_backward_into(bs.noise_att, dx.data(), branch.data(), N * C);
-        attention_backward_fast(block.att, bs.att, branch.data(), dnorm.data(), bg.att);
-        layer_norm_backward_fast(bs.x_in.data(), block.norm1.scale.data.data(), dnorm.data(), N, C, static_cast<float>(block.norm1.eps),
-                                 dx.data(), bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
-    }
+    BlockBackwardBuffers buffers;
+    for (std::size_t l = model.trf_blocks.size(); l-- > 0;)
+        block_backward(model.trf_blocks[l], s.blocks[l], N, dx.data(), g.blocks[l], StepKernels::fast, buffers);
     dropout_backward(s.noise_emb, dx);  // drop_emb
     g.tok_emb.resize(model.tok_emb.weight.data.size());  // both set in full below
     g.pos_emb.resize(model.pos_emb.weight.data.size());
@@ -237,6 +197,40 @@ float gpt_loss_backward_fast(const GPTModel& model, const GPTSaved& s, const std
 }
 
 }  // namespace
+
+void block_backward(const TransformerBlock& block, const BlockSaved& bs, std::size_t N, float* dx, BlockGrads& bg, StepKernels kernels,
+                    BlockBackwardBuffers& buf, bool input_grad) {
+    const bool fast = kernels == StepKernels::fast;  // the same float operations, on the pool (backward.hpp)
+    const auto layer_norm_back = fast ? layer_norm_backward_fast : layer_norm_backward;
+    const auto gelu_back = fast ? gelu_backward_fast : gelu_backward;
+    const auto attention_back = fast ? attention_backward_fast : attention_backward;
+    const std::size_t C = block.norm1.scale.data.size(), H = block.ff.fc1.out_features();
+    buf.branch.resize(N * C);  // every buffer is set before it is read
+    buf.dnorm.resize(N * C);
+    buf.dh.resize(N * H);
+    buf.du.resize(N * H);
+    // x = x + drop_shortcut(ff(norm2(x))): x_mid's gradient starts as dx (the shortcut's); the branch
+    // gets dx * mask (MulBackward0)
+    dropout_backward_into(bs.noise_ff, dx, buf.branch.data(), N * C);
+    linear_layer_backward(block.ff.fc2, bs.h.data(), buf.branch.data(), N, buf.dh.data(), bg.fc2);        // [N, 4C]
+    gelu_back(bs.u.data(), buf.dh.data(), buf.du.data(), N * H);                                           // [N, 4C]
+    linear_layer_backward(block.ff.fc1, bs.normed2.data(), buf.du.data(), N, buf.dnorm.data(), bg.fc1);  // [N, C]
+    bg.norm2_scale.assign(C, 0.0f);
+    bg.norm2_shift.assign(C, 0.0f);
+    layer_norm_back(bs.x_mid.data(), block.norm2.scale.data.data(), buf.dnorm.data(), N, C, static_cast<float>(block.norm2.eps), dx,
+                    bg.norm2_scale.data(), bg.norm2_shift.data(), /*accumulate=*/true);
+    // x = x + drop_shortcut(att(norm1(x))), the same way
+    dropout_backward_into(bs.noise_att, dx, buf.branch.data(), N * C);
+    if (!input_grad) {  // autograd stops at the attention's weights (or adapters): norm1's output gets no gradient
+        attention_back(block.att, bs.att, buf.branch.data(), nullptr, bg.att);
+        return;
+    }
+    attention_back(block.att, bs.att, buf.branch.data(), buf.dnorm.data(), bg.att);
+    bg.norm1_scale.assign(C, 0.0f);
+    bg.norm1_shift.assign(C, 0.0f);
+    layer_norm_back(bs.x_in.data(), block.norm1.scale.data.data(), buf.dnorm.data(), N, C, static_cast<float>(block.norm1.eps), dx,
+                    bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
+}
 
 void gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved, StepKernels kernels) {
     const std::size_t T = in_idx.shape()[1];

@@ -75,6 +75,21 @@ enum class StepKernels { reference, fast };
 // model.forward(in_idx). Throws std::invalid_argument for a sequence longer than the context.
 void gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved, StepKernels kernels = StepKernels::fast);
 
+// Scratch of block_backward, reused from block to block.
+struct BlockBackwardBuffers {
+    std::vector<float> branch, dnorm;  // [N, C]
+    std::vector<float> dh, du;         // [N, 4C]
+};
+
+// One TransformerBlock's backward (chapters 5 and 6, appendix E): dx [N, C] holds the gradient of
+// the block's output and becomes its input's (shortcut's + norm1's, in autograd's order); `bg` gets
+// every parameter's gradient (set), through the fc2, GELU, fc1, norm2, attention and norm1 passes
+// of `kernels`. Without `input_grad` (nothing below trains and neither does norm1, as appendix E's
+// lowest block) the pass stops at the attention's weights: dx and norm1's gradients are left as
+// they are.
+void block_backward(const TransformerBlock& block, const BlockSaved& saved, std::size_t N, float* dx, BlockGrads& bg, StepKernels kernels,
+                    BlockBackwardBuffers& buffers, bool input_grad = true);
+
 // loss = cross_entropy(logits.flatten(0, 1), targets.flatten()) of the saved forward, then
 // loss.backward() into `grads` (set, not accumulated). targets [N]. Returns the loss.
 float gpt_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* targets, GPTGrads& grads,
