@@ -32,12 +32,13 @@ LoRA::LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t 
     init_linear_(gen, A.data.data(), in_dim, rank, /*bias=*/nullptr);
 }
 
-void LoRA::add_to(const float* x, std::size_t rows, float* t, float* y) const {
+void LoRA::add_to(const float* x, std::size_t rows, float* y) const {
     const std::size_t in = A.data.shape()[0], out = B.data.shape()[1];
-    thread_local std::vector<float> u;  // the calling thread's, reused from call to call
+    thread_local std::vector<float> t, u;  // the calling thread's, reused from call to call
+    t.resize(rows * rank);
     u.resize(rows * out);
-    gemm(x, A.data.data(), t, rows, in, rank, /*b_transposed=*/false, /*accumulate=*/false);         // x @ A      [rows, r]
-    gemm(t, B.data.data(), u.data(), rows, rank, out, /*b_transposed=*/false, /*accumulate=*/false);  // (x @ A) @ B [rows, out]
+    gemm(x, A.data.data(), t.data(), rows, in, rank, /*b_transposed=*/false, /*accumulate=*/false);  // x @ A       [rows, r]
+    gemm(t.data(), B.data.data(), u.data(), rows, rank, out, /*b_transposed=*/false, /*accumulate=*/false);  // (x @ A) @ B [rows, out]
     const float s = scale();
     for (std::size_t i = 0; i < rows * out; ++i) y[i] = y[i] + u[i] * s;  // linear(x) + alpha / rank * (...)
 }

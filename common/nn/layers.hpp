@@ -61,8 +61,8 @@ struct LoRA {
     float scale() const { return static_cast<float>(alpha / static_cast<double>(rank)); }
     // x [rows, in] -> t = x @ A [rows, r] (mm, as matmul folds a 3-D x), then y += scale * (t @ B):
     // each y element gets (t @ B) * scale added after the multiply's rounding (LinearWithLoRA's
-    // self.linear(x) + self.lora(x)). t is a buffer of rows * r floats.
-    void add_to(const float* x, std::size_t rows, float* t, float* y) const;
+    // self.linear(x) + self.lora(x)). t and t @ B live in the calling thread's buffers.
+    void add_to(const float* x, std::size_t rows, float* y) const;
 };
 
 // nn.Linear(in_features, out_features, bias): y = x @ W^T + b
@@ -107,8 +107,7 @@ struct Linear {
         }
         gemm(x.data.data(), weight.data.data(), y.data(), rows, in, out, /*b_transposed=*/true, /*accumulate=*/bias.has_value());
         if (lora) {  // LinearWithLoRA: self.linear(x) + self.lora(x)
-            std::vector<float> t(rows * lora->rank);
-            lora->add_to(x.data.data(), rows, t.data(), y.data());
+            lora->add_to(x.data.data(), rows, y.data());
             return {std::move(y), detail::node("AddBackward0", x, weight, lora->A, lora->B)};
         }
         const char* node = N == 2 ? (bias ? "AddmmBackward0" : "MmBackward0") : (bias ? "ViewBackward0" : "UnsafeViewBackward0");

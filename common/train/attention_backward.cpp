@@ -338,11 +338,7 @@ void linear_forward(const Linear& layer, const float* x, std::size_t rows, float
         for (std::size_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);  // bias broadcast, then addmm's beta = 1
     }
     gemm(x, layer.weight.data.data(), y, rows, in, out, /*b_transposed=*/true, /*accumulate=*/layer.bias.has_value());
-    if (layer.lora) {  // LinearWithLoRA: + self.lora(x)
-        thread_local std::vector<float> t;
-        t.resize(rows * layer.lora->rank);
-        layer.lora->add_to(x, rows, t.data(), y);
-    }
+    if (layer.lora) layer.lora->add_to(x, rows, y);  // LinearWithLoRA: + self.lora(x)
 }
 
 void attention_forward_fast(const MultiHeadAttention& mha, const float* x, std::size_t B, std::size_t T, AttentionSaved& s, float* out) {
