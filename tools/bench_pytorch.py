@@ -170,6 +170,23 @@ def mha(args):
             print(f"{name}: {seconds * 1e3:.1f} ms ({flop / seconds / 1e9:.1f} GFLOP/s)")
 
 
+def time_steps(step, steps):
+    """One warm-up call of step() (the optimizer's state and the allocator's blocks are made there),
+    then `steps` timed calls, each reported on stderr: (the times, their median, the median CPU time
+    of all threads, the peak RSS of the process in bytes)."""
+    import resource
+    print("warm-up step...", file=sys.stderr)
+    step()
+    times, cpu = [], []
+    for _ in range(steps):
+        start, cpu_start = time.perf_counter(), time.process_time()
+        step()
+        times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - cpu_start)
+        print(f"step {len(times)}/{steps}: {times[-1]:.3f} s ({cpu[-1]:.3f} s of CPU)", file=sys.stderr)
+    return times, sorted(times)[len(times) // 2], sorted(cpu)[len(cpu) // 2], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def train(args):
     """The training step of the book's train_model_simple (ch05) on GPT_CONFIG_124M with the given
     context length, dropout 0.1, qkv_bias False, torch.optim.AdamW(lr=5e-4, weight_decay=0.1):
@@ -177,7 +194,6 @@ def train(args):
     optimizer.step(). The batch is random token ids (the numbers do not change the work). One warm-up
     step, then --steps timed steps: the median and the tokens/s it gives; the peak RSS of the process."""
     import json
-    import resource
     import torch.nn.functional as F
     cfg = dict(ch04.GPT_CONFIG_124M, context_length=args.context_length, drop_rate=0.1, qkv_bias=False)
     torch.manual_seed(123)
@@ -194,19 +210,8 @@ def train(args):
         loss.backward()
         optimizer.step()
 
-    print("warm-up step...", file=sys.stderr)
-    step()  # warm-up: the optimizer's state and the allocator's blocks are made here
-    times, cpu = [], []
-    for _ in range(args.steps):
-        start, cpu_start = time.perf_counter(), time.process_time()
-        step()
-        times.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - cpu_start)
-        print(f"step {len(times)}/{args.steps}: {times[-1]:.3f} s ({cpu[-1]:.3f} s of CPU)", file=sys.stderr)
-    seconds = sorted(times)[len(times) // 2]
-    cpu_s = sorted(cpu)[len(cpu) // 2]
+    times, seconds, cpu_s, rss = time_steps(step, args.steps)
     tokens = args.batch_size * args.context_length
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     report = {"context_length": args.context_length, "batch_size": args.batch_size, "steps": args.steps,
               "torch": torch.__version__, "threads": torch.get_num_threads(), "step_s": seconds,
               "steps_s": times, "tokens_per_s": tokens / seconds, "cpu_s": cpu_s, "peak_rss_bytes": rss}
@@ -299,7 +304,6 @@ def finetune(args):
     loss.backward(); optimizer.step(). Random weights and batch. One warm-up step, then --steps
     timed steps: the median; the peak RSS of the process."""
     import json
-    import resource
     cfg = dict(ch04.GPT_CONFIG_124M, context_length=1024, drop_rate=0.0, qkv_bias=True)
     torch.manual_seed(123)
     model = ch04.GPTModel(cfg)
@@ -327,18 +331,7 @@ def finetune(args):
         loss.backward()
         optimizer.step()
 
-    print("warm-up step...", file=sys.stderr)
-    step()
-    times, cpu = [], []
-    for _ in range(args.steps):
-        start, cpu_start = time.perf_counter(), time.process_time()
-        step()
-        times.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - cpu_start)
-        print(f"step {len(times)}/{args.steps}: {times[-1]:.3f} s ({cpu[-1]:.3f} s of CPU)", file=sys.stderr)
-    seconds = sorted(times)[len(times) // 2]
-    cpu_s = sorted(cpu)[len(cpu) // 2]
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    times, seconds, cpu_s, rss = time_steps(step, args.steps)
     report = {"lora": args.lora, "context_length": args.context_length, "batch_size": args.batch_size, "steps": args.steps,
               "torch": torch.__version__, "threads": torch.get_num_threads(), "step_s": seconds, "steps_s": times,
               "cpu_s": cpu_s, "peak_rss_bytes": rss}
