@@ -260,7 +260,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     const std::string first_kernel = bernoulli == "default" ? "default" : "mkl";
     std::map<std::string, bool> dropout;
     Check check;
-    std::string training_note;  // what --no-training left out
+    std::vector<std::string> notes;  // what was left out: the data's cells without --data, training with --no-training
     bool notebook_covered = false;  // a group's programs cover the notebook
     const auto looks_checked = [&check](const std::vector<CellResult>& results, const Group& group) {
         std::size_t covered = 0, uncovered = 0, by_group = 0;
@@ -358,14 +358,15 @@ int run(const Options& opt, const std::filesystem::path& bin) {
                                     "the exercise notebooks of ch03 to ch05, appendix-D.ipynb and appendix-E.ipynb)" +
                                     (data_note.empty() ? "" : "; " + data_note));
     }
-    if (!data_program.empty() && std::find(chapter.begin(), chapter.end(), data_program) != chapter.end()) training_note = data_note;
+    if (!data_note.empty() && !data_program.empty() && std::find(chapter.begin(), chapter.end(), data_program) != chapter.end())
+        notes.push_back(data_note);
 
     // The notebook is this chapter's: its training programs train now, unless --no-training.
     for (const std::string& program : chapter) {
         const auto t = training.find(program);
         if (t == training.end() || t->second.empty() || program == data_program) continue;
         if (opt.no_training) {
-            training_note += (training_note.empty() ? "" : "\n") + program + " stopped after section " + t->second + " (--no-training): its training cells are not covered";
+            notes.push_back(program + " stopped after section " + t->second + " (--no-training): its training cells are not covered");
             continue;
         }
         std::cerr << "llmfs-nbcheck: " << program << " trains as the notebook does (10 to 25 minutes on 2 cores; "
@@ -447,7 +448,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
              {{"match", summary.match}, {"close", summary.close}, {"differ", summary.differ},
               {"not_covered", summary.not_covered}, {"covered", summary.covered()}, {"line", llmfs::summary_line(summary)}}}};
         if (summary.close > 0) report["blas"]["note"] = blas_note;  // one line per cause
-        if (!training_note.empty()) report["training"] = training_note;
+        if (!notes.empty()) report["notes"] = notes;
         // A text export may hold any bytes, and its diffs with them: invalid UTF-8 becomes U+FFFD.
         std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
@@ -474,7 +475,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
             std::cout << "error    cell " << i << "  " << first_line(code_of(i)) << "  " << notebook[i - 1].error_text << '\n';
         }
         if (summary.close > 0) std::cout << blas_note << '\n';
-        if (!training_note.empty()) std::cout << training_note << '\n';
+        for (const std::string& note : notes) std::cout << note << '\n';
         std::cout << llmfs::completeness_line(completeness) << '\n';
         std::cout << llmfs::summary_line(summary) << '\n';
     }
