@@ -14,7 +14,7 @@
 // A training program (ch05_pretraining, appendix_d_training) runs once, with --bernoulli default
 // whatever the notebook's kernel: an MKL build's training cannot be matched (its sgemm is MKL's),
 // and training twice would double the longest run.
-// The book's exercise notebooks (exercise-solutions.ipynb of ch03-ch05) are checked against the
+// The book's exercise notebooks (exercise-solutions.ipynb of ch02-ch05, ch07) are checked against the
 // exercise programs, which run only when the chapter's own programs do not cover a notebook.
 // Exit status: 0 when no cell differs, 1 when one does or a program fails (or, with --strict, when
 // the notebook is incomplete), 2 for bad input.
@@ -353,9 +353,9 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     if (!notebook_covered) {
         const llmfs::Summary s = llmfs::summarize(check.results);
         throw std::invalid_argument(notebook_path + " does not look like a chapter of the book, or an exercise notebook of "
-                                    "chapters 3 to 5: " + std::to_string(s.covered()) + " of its " + std::to_string(check.results.size()) +
+                                    "chapters 2 to 5 and 7: " + std::to_string(s.covered()) + " of its " + std::to_string(check.results.size()) +
                                     " output cells match a chapter program (llmfs-nbcheck checks ch02 to ch07, "
-                                    "the exercise notebooks of ch03 to ch05, appendix-D.ipynb and appendix-E.ipynb)" +
+                                    "the exercise notebooks of ch02 to ch05 and ch07, appendix-D.ipynb and appendix-E.ipynb)" +
                                     (data_note.empty() ? "" : "; " + data_note));
     }
     if (!data_note.empty() && !data_program.empty() && std::find(chapter.begin(), chapter.end(), data_program) != chapter.end())

@@ -100,12 +100,26 @@ const std::vector<Exercise>& exercises() {
          // tests/goldens/resume_reference.py's first run: the-verdict.txt, 2.x's AdamW
          {"--seed", "123", "--context-length", "16", "--emb-dim", "24", "--n-heads", "12", "--n-layers", "1", "--drop-rate", "0.1",
           "--lr", "0.0004", "--weight-decay", "0.1", "--epochs", "1"}},
+        {"7.1", "ch07_exercise_7_1", "Changing prompt styles",
+         "Chapter 7 prompts in the Alpaca style (\"Below is an instruction that describes a task. ... ### Instruction:\n...\").\n"
+         "Microsoft's Phi-3 models use a shorter one: \"<|user|>\", a newline and the instruction, then a newline and\n"
+         "the input when the entry has one (nothing when its input is empty). Write format_input for that style;\n"
+         "the program prints it for two sample entries, one with an input and one without.",
+         {"InstructionEntry::at(\"instruction\"), at(\"input\")", "std::string::empty()"}},
+        {"7.2", "ch07_exercise_7_2", "Instruction and input masking",
+         "custom_collate_fn lets the loss see the prompt's tokens too. Mask them: record each entry's instruction\n"
+         "length, the number of tokens of format_input(entry), and set the first instruction_length - 1 targets of\n"
+         "its row to -100, so that only the response (and its first\n"
+         "<|endoftext|>) is left for cross_entropy. The program prints the second entry's inputs and targets and\n"
+         "decodes what is left unmasked.",
+         {"Gpt2Tokenizer::encode(text)", "format_input(entry)", "std::int64_t* targets (one row of T)"}},
     };
     // How many --variant N each program has (its kVariants or variant_config). 5.4 has one: its
     // computation is loading a checkpoint, whose training losses the book's case already tests, and
     // every run trains (seconds); the variant shuffles after another seed, so printed losses fail it.
     const std::map<std::string, int> counts = {{"2.1", 3}, {"2.2", 3}, {"3.1", 3}, {"3.2", 3}, {"3.3", 3}, {"4.1", 3}, {"4.2", 1},
-                                               {"4.3", 3}, {"5.1", 3}, {"5.3", 3}, {"5.4", 1}};
+                                               {"4.3", 3}, {"5.1", 3}, {"5.3", 3}, {"5.4", 1},
+                                               {"7.1", 3}, {"7.2", 3}};
     for (Exercise& e : list) e.variants = numbered_variants(counts.at(e.id));
     return list;
     }();

@@ -30,7 +30,6 @@ tensors print as PyTorch 2.x prints them. No cell draws dropout (5.3's model is 
 torch.multinomial uses the default CPU exponential_ kernel in any build: the mkl and default goldens
 are the same output.
 """
-import ast
 import json
 import os
 import pathlib
@@ -38,6 +37,7 @@ import sys
 import types
 
 import book_checkout
+from notebook_cells import exercise_cells, run_cell
 
 FOLDER_IN_BOOK = "ch05/01_main-chapter-code"
 NOTEBOOK_IN_BOOK = FOLDER_IN_BOOK + "/exercise-solutions.ipynb"
@@ -73,33 +73,6 @@ def parse_args(args):
     if untrained and exercise != "5_3":
         usage_error("--untrained is for 5_3")
     return exercise, untrained
-
-
-def exercise_cells(nb, heading):
-    """The code cells between the markdown cell holding `heading` and the next "## Exercise"."""
-    cells, inside = [], False
-    for cell in nb["cells"]:
-        src = "".join(cell["source"])
-        if cell["cell_type"] == "markdown" and "## Exercise" in src:
-            if inside:
-                break
-            inside = heading in src
-        elif inside and cell["cell_type"] == "code":
-            cells.append(src)
-    return cells
-
-
-def run_cell(src, ns, name):
-    """Runs a cell as Jupyter does: its last statement's value shown unless the cell ends in ';'."""
-    tree = ast.parse(src)
-    last = tree.body[-1] if tree.body else None
-    shown = isinstance(last, ast.Expr) and not src.rstrip().endswith(";")
-    body = tree.body[:-1] if shown else tree.body
-    exec(compile(ast.Module(body=body, type_ignores=[]), name, "exec"), ns)
-    if shown:
-        value = eval(compile(ast.Expression(body=last.value), name, "eval"), ns)
-        if value is not None:
-            print(repr(value))
 
 
 def install_stand_ins():

@@ -7,9 +7,12 @@ or the program never does, and their command line.
   download_and_load_gpt2 returns (None, None) (OpenAI's weights are not loaded: the model is the
   random one GPTModel draws); torch.cuda is unavailable. Returns matplotlib.pyplot's stand-in.
 - pandas2x_value_counts(): pandas 1.5.3's value_counts() named as 2.x names it (ch06_reference.py).
+- exercise_cells(nb, heading), run_cell(src, ns, name): an exercise-solutions notebook's cells
+  under one "## Exercise" heading, each run as Jupyter runs it (ch05_ and ch07_exercises_reference.py).
 - parse(rest, usage, until): DATA and --emb-dim/--n-heads/--n-layers N (BASE_CONFIG's changes),
   --until SECTION (one of `until`), --notebook OUT.ipynb.
 """
+import ast
 import os
 import sys
 import types
@@ -101,3 +104,30 @@ def run_cells(sources, ns, name, transform=lambda source: source, stop=lambda so
         if printing:
             out += [line for line in printed[k].splitlines(keepends=True) if not line.startswith("Training completed in ")]
     return printed, "".join(out)
+
+
+def exercise_cells(nb, heading):
+    """The code cells between the markdown cell holding `heading` and the next "## Exercise"."""
+    cells, inside = [], False
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and "## Exercise" in src:
+            if inside:
+                break
+            inside = heading in src
+        elif inside and cell["cell_type"] == "code":
+            cells.append(src)
+    return cells
+
+
+def run_cell(src, ns, name):
+    """Runs a cell as Jupyter does: its last statement's value shown unless the cell ends in ';'."""
+    tree = ast.parse(src)
+    last = tree.body[-1] if tree.body else None
+    shown = isinstance(last, ast.Expr) and not src.rstrip().endswith(";")
+    body = tree.body[:-1] if shown else tree.body
+    exec(compile(ast.Module(body=body, type_ignores=[]), name, "exec"), ns)
+    if shown:
+        value = eval(compile(ast.Expression(body=last.value), name, "eval"), ns)
+        if value is not None:
+            print(repr(value))

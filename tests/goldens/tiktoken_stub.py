@@ -7,6 +7,7 @@ encode(text, allowed_special=..., disallowed_special="all") follows tiktoken's r
 special token GPT-2 has: "<|endoftext|>" becomes 50256 when allowed, and raises ValueError when it
 occurs in the text without being allowed (tiktoken's default).
 """
+import operator
 import os
 import sys
 import types
@@ -31,7 +32,9 @@ class Encoding:
         return _gpt2.ENC.encode(text)
 
     def decode(self, tokens):
-        return _gpt2.decode(list(tokens))
+        # tiktoken takes any integer-like token (its Rust core converts through __index__): the
+        # 0-D tensors of list(tensor) too, as ch07's exercise 7.2 decodes them
+        return _gpt2.decode([operator.index(t) for t in tokens])
 
 
 def get_encoding(name):
