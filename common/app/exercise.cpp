@@ -109,9 +109,8 @@ const std::vector<Exercise>& exercises() {
         {"7.2", "ch07_exercise_7_2", "Instruction and input masking",
          "custom_collate_fn lets the loss see the prompt's tokens too. Mask them: record each entry's instruction\n"
          "length, the number of tokens of format_input(entry), and set the first instruction_length - 1 targets of\n"
-         "its row to -100, so that only the response (and its first\n"
-         "<|endoftext|>) is left for cross_entropy. The program prints the second entry's inputs and targets and\n"
-         "decodes what is left unmasked.",
+         "its row to -100, so that only the response (and its first <|endoftext|>) is left for cross_entropy.\n"
+         "The program prints the second entry's inputs and targets and decodes what is left unmasked.",
          {"Gpt2Tokenizer::encode(text)", "format_input(entry)", "std::int64_t* targets (one row of T)"}},
     };
     // How many --variant N each program has (its kVariants or variant_config). 5.4 has one: its
