@@ -127,6 +127,12 @@ struct Cursor {
     }
 };
 
+// A cursor over the bytes of `v` (a protobuf message, a block handle).
+Cursor cursor_over(std::string_view v, const std::string* file, const char* what) {
+    const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+    return Cursor{p, p + v.size(), file, what};
+}
+
 struct BlockHandle {
     std::uint64_t offset = 0, size = 0;
 };
@@ -209,8 +215,7 @@ void TfCheckpoint::parse(const unsigned char* index, std::uint64_t size) {
     // key -> BundleEntryProto bytes, every data block in the index block's order
     std::vector<std::pair<std::string, std::string_view>> entries;
     for (const auto& [last_key, handle_bytes] : block_entries(read_block(index, size, index_handle, file, "the index block"), file, "the index block")) {
-        Cursor hc{reinterpret_cast<const unsigned char*>(handle_bytes.data()),
-                  reinterpret_cast<const unsigned char*>(handle_bytes.data()) + handle_bytes.size(), &file, "the index block"};
+        Cursor hc = cursor_over(handle_bytes, &file, "the index block");
         const BlockHandle h = block_handle(hc);
         for (auto& e : block_entries(read_block(index, size, h, file, "a data block"), file, "a data block")) entries.push_back(std::move(e));
     }
@@ -224,8 +229,7 @@ void TfCheckpoint::parse(const unsigned char* index, std::uint64_t size) {
     std::uint64_t num_shards = 0, endianness = 0;
     {
         const std::string_view v = entries.front().second;
-        Cursor c{reinterpret_cast<const unsigned char*>(v.data()), reinterpret_cast<const unsigned char*>(v.data()) + v.size(), &file,
-                 "the header entry"};
+        Cursor c = cursor_over(v, &file, "the header entry");
         while (!c.done()) {
             const std::uint64_t tag = c.varint();
             if (tag == (1 << 3 | 0)) num_shards = c.varint();
@@ -252,8 +256,7 @@ void TfCheckpoint::parse(const unsigned char* index, std::uint64_t size) {
         t.name = entries[i].first;
         const std::string what = fmt::format("tensor \"{}\"", t.name);
         const std::string_view v = entries[i].second;
-        Cursor c{reinterpret_cast<const unsigned char*>(v.data()), reinterpret_cast<const unsigned char*>(v.data()) + v.size(), &file,
-                 what.c_str()};
+        Cursor c = cursor_over(v, &file, what.c_str());
         std::uint32_t crc = 0;
         bool sliced = false;
         while (!c.done()) {
@@ -262,14 +265,12 @@ void TfCheckpoint::parse(const unsigned char* index, std::uint64_t size) {
                 case 1 << 3 | 0: t.dtype = static_cast<int>(c.varint()); break;
                 case 2 << 3 | 2: {  // TensorShapeProto {repeated Dim dim = 2; bool unknown_rank = 3}, Dim {int64 size = 1}
                     const std::string_view shape = c.bytes(c.varint());
-                    Cursor sc{reinterpret_cast<const unsigned char*>(shape.data()),
-                              reinterpret_cast<const unsigned char*>(shape.data()) + shape.size(), &file, what.c_str()};
+                    Cursor sc = cursor_over(shape, &file, what.c_str());
                     while (!sc.done()) {
                         const std::uint64_t stag = sc.varint();
                         if (stag == (2 << 3 | 2)) {
                             const std::string_view dim = sc.bytes(sc.varint());
-                            Cursor dc{reinterpret_cast<const unsigned char*>(dim.data()),
-                                      reinterpret_cast<const unsigned char*>(dim.data()) + dim.size(), &file, what.c_str()};
+                            Cursor dc = cursor_over(dim, &file, what.c_str());
                             std::uint64_t d = 0;
                             while (!dc.done()) {
                                 const std::uint64_t dtag = dc.varint();
