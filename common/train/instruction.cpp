@@ -173,6 +173,14 @@ std::string python_repr(const InstructionEntry& entry) {
     return out + "}";
 }
 
+InstructionEntry instruction_entry(std::string instruction, std::string input, std::string output) {
+    InstructionEntry e;
+    e.set("instruction", std::move(instruction));
+    e.set("input", std::move(input));
+    e.set("output", std::move(output));
+    return e;
+}
+
 std::string format_input(const InstructionEntry& entry) {
     const std::string instruction_text =
         "Below is an instruction that describes a task. "

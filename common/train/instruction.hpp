@@ -38,6 +38,9 @@ struct InstructionEntry {
     void set(const std::string& key, std::string value);
 };
 
+// {"instruction": instruction, "input": input, "output": output}, in that order.
+InstructionEntry instruction_entry(std::string instruction, std::string input, std::string output);
+
 // json.loads of the data: a list of objects whose values are strings, each with "instruction",
 // "input" and "output". Anything else (not JSON, another shape, a number for a value, a missing
 // key) is a std::invalid_argument naming `what` (the file) and the entry.

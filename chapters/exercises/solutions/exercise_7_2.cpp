@@ -63,37 +63,29 @@ static void mask_instruction(std::int64_t* targets, std::size_t T, std::size_t i
 
 namespace {
 
-InstructionEntry entry(const std::string& instruction, const std::string& input, const std::string& output) {
-    InstructionEntry e;
-    e.set("instruction", instruction);
-    e.set("input", input);
-    e.set("output", output);
-    return e;
-}
-
 // --variant N (llmfs-exercise grade): three other entries of data/instruction/instruction-data.json.
 std::vector<InstructionEntry> sample_data(int variant) {
     switch (variant) {
         case 1:
-            return {entry("Convert 45 kilometers to meters.", "", "45 kilometers is 45000 meters."),
-                    entry("Edit the following sentence for grammar.", "He go to the park every day.", "He goes to the park every day."),
-                    entry("What are the first 10 square numbers?", "", "1, 4, 9, 16, 25, 36, 49, 64, 81, 100.")};
+            return {instruction_entry("Convert 45 kilometers to meters.", "", "45 kilometers is 45000 meters."),
+                    instruction_entry("Edit the following sentence for grammar.", "He go to the park every day.", "He goes to the park every day."),
+                    instruction_entry("What are the first 10 square numbers?", "", "1, 4, 9, 16, 25, 36, 49, 64, 81, 100.")};
         case 2:
-            return {entry("Rewrite the following sentence to remove redundancy.", "The actual fact is that he was late.",
-                          "The fact is that he was late."),
-                    entry("Look up the melting point of iron.", "",
-                          "The melting point of iron is approximately 1538 degrees Celsius or 2800 degrees Fahrenheit."),
-                    entry("Rewrite the following sentence to use a metaphor", "'Her eyes are like stars.'",
-                          "Her eyes are stars in the night sky.")};
+            return {instruction_entry("Rewrite the following sentence to remove redundancy.", "The actual fact is that he was late.",
+                                      "The fact is that he was late."),
+                    instruction_entry("Look up the melting point of iron.", "",
+                                      "The melting point of iron is approximately 1538 degrees Celsius or 2800 degrees Fahrenheit."),
+                    instruction_entry("Rewrite the following sentence to use a metaphor", "'Her eyes are like stars.'",
+                                      "Her eyes are stars in the night sky.")};
         case 3:
-            return {entry("Suggest a more formal synonym for \"happy.\"", "", "A more formal synonym for \"happy\" is \"content.\""),
-                    entry("Translate the following sentence into French.", "Where is the nearest restaurant?",
-                          "O\u00f9 est le restaurant le plus proche?"),
-                    entry("Convert 45 kilometers to meters.", "", "45 kilometers is 45000 meters.")};
+            return {instruction_entry("Suggest a more formal synonym for \"happy.\"", "", "A more formal synonym for \"happy\" is \"content.\""),
+                    instruction_entry("Translate the following sentence into French.", "Where is the nearest restaurant?",
+                                      "O\u00f9 est le restaurant le plus proche?"),
+                    instruction_entry("Convert 45 kilometers to meters.", "", "45 kilometers is 45000 meters.")};
         default:  // the book's
-            return {entry("What is an antonym of 'complicated'?", "", "An antonym of 'complicated' is 'simple'."),
-                    entry("Sort the following list in alphabetical order.", "Zebra, Elephant, Crocodile", "Crocodile, Elephant, Zebra"),
-                    entry("Arrange the given numbers in descending order.", "5, 12, 8, 3, 15", "15, 12, 8, 5, 3.")};
+            return {instruction_entry("What is an antonym of 'complicated'?", "", "An antonym of 'complicated' is 'simple'."),
+                    instruction_entry("Sort the following list in alphabetical order.", "Zebra, Elephant, Crocodile", "Crocodile, Elephant, Zebra"),
+                    instruction_entry("Arrange the given numbers in descending order.", "5, 12, 8, 3, 15", "15, 12, 8, 5, 3.")};
     }
 }
 

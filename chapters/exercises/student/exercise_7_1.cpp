@@ -42,32 +42,24 @@ static std::string format_input_phi3(const InstructionEntry& entry) {
 
 namespace {
 
-InstructionEntry entry(const std::string& instruction, const std::string& input, const std::string& output) {
-    InstructionEntry e;
-    e.set("instruction", instruction);
-    e.set("input", input);
-    e.set("output", output);
-    return e;
-}
-
 // --variant N (llmfs-exercise grade): other entries, with and without an input (from
 // data/instruction-data.json).
 std::vector<InstructionEntry> sample_data(int variant) {
     switch (variant) {
         case 1:
-            return {entry("Edit the following sentence for grammar.", "He go to the park every day.", "He goes to the park every day."),
-                    entry("Convert 45 kilometers to meters.", "", "45 kilometers is 45000 meters.")};
+            return {instruction_entry("Edit the following sentence for grammar.", "He go to the park every day.", "He goes to the park every day."),
+                    instruction_entry("Convert 45 kilometers to meters.", "", "45 kilometers is 45000 meters.")};
         case 2:
-            return {entry("What are the first 10 square numbers?", "", "1, 4, 9, 16, 25, 36, 49, 64, 81, 100."),
-                    entry("Translate the following sentence into French.", "Where is the nearest restaurant?",
-                          "O\u00f9 est le restaurant le plus proche?")};
+            return {instruction_entry("What are the first 10 square numbers?", "", "1, 4, 9, 16, 25, 36, 49, 64, 81, 100."),
+                    instruction_entry("Translate the following sentence into French.", "Where is the nearest restaurant?",
+                                      "O\u00f9 est le restaurant le plus proche?")};
         case 3:
-            return {entry("Rewrite the following sentence to use a metaphor", "'Her eyes are like stars.'",
-                          "Her eyes are stars in the night sky."),
-                    entry("Suggest a more formal synonym for \"happy.\"", "", "A more formal synonym for \"happy\" is \"content.\"")};
+            return {instruction_entry("Rewrite the following sentence to use a metaphor", "'Her eyes are like stars.'",
+                                      "Her eyes are stars in the night sky."),
+                    instruction_entry("Suggest a more formal synonym for \"happy.\"", "", "A more formal synonym for \"happy\" is \"content.\"")};
         default:  // the book's
-            return {entry("Identify the correct spelling of the following word.", "Ocassion", "The correct spelling is 'Occasion.'"),
-                    entry("What is an antonym of 'complicated'?", "", "An antonym of 'complicated' is 'simple'.")};
+            return {instruction_entry("Identify the correct spelling of the following word.", "Ocassion", "The correct spelling is 'Occasion.'"),
+                    instruction_entry("What is an antonym of 'complicated'?", "", "An antonym of 'complicated' is 'simple'.")};
     }
 }
 
