@@ -115,6 +115,30 @@ TEST_CASE("gpt_download.py's folder: the tiny checkpoint as TensorFlow's gpt2/<s
     CHECK(result.out.empty());
 }
 
+TEST_CASE("ch05_openai_weights: book 5.5 on the tiny checkpoint as gpt2/<size> folder prints what the book's cells print") {
+    // tests/goldens/ch05_openai_weights_reference.py: the notebook's 5.5 cells over the same arrays
+    Scratch scratch("openai_weights");
+    const fs::path file = scratch.path / "tiny.safetensors";
+    REQUIRE(llmfs::write_synthetic_gpt2(file, llmfs::SyntheticGpt2::tiny()) == all_cases().at("file.tiny").at("sha256"));
+    const fs::path folder = scratch.path / "gpt2" / "tiny";
+    llmfs::write_gpt2_tf_folder(folder, llmfs::SafeTensors::open(file),
+                                R"({"n_vocab": 50257, "n_ctx": 32, "n_embd": 128, "n_head": 2, "n_layer": 2})");
+    std::ifstream golden(fs::path(LLMFS_GOLDEN_DIR) / "default" / "ch05_openai_weights_tiny.txt", std::ios::binary);
+    const std::string expected(std::istreambuf_iterator<char>(golden), {});
+    REQUIRE(!expected.empty());
+    for (const char* bernoulli : {"mkl", "default"}) {  // nothing draws dropout: the same output
+        const auto result = run({LLMFS_CH05_OPENAI_WEIGHTS, "--weights", folder.string(), "--bernoulli", bernoulli});
+        INFO(bernoulli << "\n" << result.err);
+        CHECK(result.exit_code == 0);
+        CHECK(result.out == expected);
+    }
+    // Without the folder (the default gpt2/124M in the current folder, absent here): a message, exit 1.
+    const auto missing = run({LLMFS_CH05_OPENAI_WEIGHTS, "--weights", (scratch.path / "gpt2" / "124M").string()});
+    CHECK(missing.exit_code == 1);
+    CHECK_THAT(missing.err, Catch::Contains("no hparams.json in the folder"));
+    CHECK(missing.out.empty());
+}
+
 TEST_CASE("124M-shaped checkpoint: PyTorch's tokens and text, greedy and the book's two sampled calls", "[long]") {
     // ~550 MB, written once here and deleted at the end. A few cases only (CI time): greedy, book
     // 5.5's call (T=1.5, top_k=50), the safetensors notebook's (T=1.0, top_k=1).

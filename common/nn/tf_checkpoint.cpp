@@ -351,8 +351,9 @@ std::string read_text(const std::filesystem::path& path, const std::string& fold
     return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// tf.train.latest_checkpoint: the `checkpoint` file's model_checkpoint_path, relative to the folder.
-std::filesystem::path checkpoint_prefix(const std::filesystem::path& folder) {
+}  // namespace
+
+std::filesystem::path gpt2_checkpoint_prefix(const std::filesystem::path& folder) {
     const std::filesystem::path state = folder / "checkpoint";
     if (!std::filesystem::exists(state)) return folder / "model.ckpt";
     const std::string text = read_text(state, kHint);
@@ -364,6 +365,8 @@ std::filesystem::path checkpoint_prefix(const std::filesystem::path& folder) {
     const std::filesystem::path named = text.substr(q0 + 1, q1 - q0 - 1);
     return named.is_absolute() ? named : folder / named;
 }
+
+namespace {
 
 // load_gpt2_params_from_tf_ckpt's name -> Hugging Face's: model/h3/attn/c_attn/w -> h.3.attn.c_attn.weight,
 // model/wte -> wte.weight; "" for a name outside model/.
@@ -419,7 +422,7 @@ SafeTensors gpt2_tf_checkpoint(const std::filesystem::path& folder) {
                                        it->second.second, n_embd, n_layer),
              "a checkpoint folder of another size: download the size you name (gpt_download.py's model_size)");
 
-    const std::filesystem::path prefix = checkpoint_prefix(folder);
+    const std::filesystem::path prefix = gpt2_checkpoint_prefix(folder);
     const TfCheckpoint ck = TfCheckpoint::open(prefix);
     const std::string ck_name = ck.name();
     // The tensors under model/, renamed and squeezed; their shapes checked against hparams.json.

@@ -86,6 +86,10 @@ private:
 // 124M / 355M / 774M / 1558M must hold that size. One copy of the weights is made.
 SafeTensors gpt2_tf_checkpoint(const std::filesystem::path& folder);
 
+// tf.train.latest_checkpoint(folder): the prefix the folder's `checkpoint` file names
+// (model_checkpoint_path, relative to the folder), else FOLDER/model.ckpt.
+std::filesystem::path gpt2_checkpoint_prefix(const std::filesystem::path& folder);
+
 // GPT-2's weights from a --weights argument: a folder is read by gpt2_tf_checkpoint, a file by
 // SafeTensors::open.
 SafeTensors open_gpt2_weights(const std::filesystem::path& path);
