@@ -82,6 +82,17 @@ int run_cases(const std::string& file_name, const fs::path& file, const std::fun
     return ran;
 }
 
+// The tiny checkpoint (its SHA-256 checked) as gpt_download.py's folder SCRATCH/gpt2/tiny, with
+// hparams.json {"n_vocab": 50257, "n_ctx": 32, "n_embd": 128, "n_head": 2, "n_layer": 2}.
+fs::path write_tiny_tf_folder(const Scratch& scratch) {
+    const fs::path file = scratch.path / "tiny.safetensors";
+    REQUIRE(llmfs::write_synthetic_gpt2(file, llmfs::SyntheticGpt2::tiny()) == all_cases().at("file.tiny").at("sha256"));
+    const fs::path folder = scratch.path / "gpt2" / "tiny";
+    llmfs::write_gpt2_tf_folder(folder, llmfs::SafeTensors::open(file),
+                                R"({"n_vocab": 50257, "n_ctx": 32, "n_embd": 128, "n_head": 2, "n_layer": 2})");
+    return folder;
+}
+
 }  // namespace
 
 TEST_CASE("tiny checkpoint: PyTorch's tokens and text, every case llmfs-generate can run") {
@@ -94,11 +105,7 @@ TEST_CASE("tiny checkpoint: PyTorch's tokens and text, every case llmfs-generate
 
 TEST_CASE("gpt_download.py's folder: the tiny checkpoint as TensorFlow's gpt2/<size> folder gives the same tokens and text") {
     Scratch scratch("tiny_tf");
-    const fs::path file = scratch.path / "tiny.safetensors";
-    REQUIRE(llmfs::write_synthetic_gpt2(file, llmfs::SyntheticGpt2::tiny()) == all_cases().at("file.tiny").at("sha256"));
-    const fs::path folder = scratch.path / "gpt2" / "tiny";
-    llmfs::write_gpt2_tf_folder(folder, llmfs::SafeTensors::open(file),
-                                R"({"n_vocab": 50257, "n_ctx": 32, "n_embd": 128, "n_head": 2, "n_layer": 2})");
+    const fs::path folder = write_tiny_tf_folder(scratch);
     const int ran = run_cases("tiny", folder, [](const std::string& name) {  // greedy, sampled, eos: as the safetensors file
         return name.find(".t0.0.knone") != std::string::npos || name.find(".t1.0.k25") != std::string::npos;
     });
@@ -118,11 +125,7 @@ TEST_CASE("gpt_download.py's folder: the tiny checkpoint as TensorFlow's gpt2/<s
 TEST_CASE("ch05_openai_weights: book 5.5 on the tiny checkpoint as gpt2/<size> folder prints what the book's cells print") {
     // tests/goldens/ch05_openai_weights_reference.py: the notebook's 5.5 cells over the same arrays
     Scratch scratch("openai_weights");
-    const fs::path file = scratch.path / "tiny.safetensors";
-    REQUIRE(llmfs::write_synthetic_gpt2(file, llmfs::SyntheticGpt2::tiny()) == all_cases().at("file.tiny").at("sha256"));
-    const fs::path folder = scratch.path / "gpt2" / "tiny";
-    llmfs::write_gpt2_tf_folder(folder, llmfs::SafeTensors::open(file),
-                                R"({"n_vocab": 50257, "n_ctx": 32, "n_embd": 128, "n_head": 2, "n_layer": 2})");
+    const fs::path folder = write_tiny_tf_folder(scratch);
     std::ifstream golden(fs::path(LLMFS_GOLDEN_DIR) / "default" / "ch05_openai_weights_tiny.txt", std::ios::binary);
     const std::string expected(std::istreambuf_iterator<char>(golden), {});
     REQUIRE(!expected.empty());
