@@ -8,7 +8,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "llmfs/nn/tf_checkpoint.hpp"
 #include "test_support.hpp"
