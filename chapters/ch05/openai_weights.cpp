@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -54,13 +53,7 @@ std::string python_value_repr(const nlohmann::ordered_json& v) {
 std::vector<std::string> params_keys(const TfCheckpoint& ck) {
     std::vector<std::string> keys = {"blocks"};
     for (const TfTensorView& t : ck.tensors()) {
-        std::vector<std::string> parts;
-        for (std::size_t at = 0;;) {
-            const std::size_t slash = t.name.find('/', at);
-            parts.push_back(t.name.substr(at, slash == std::string::npos ? std::string::npos : slash - at));
-            if (slash == std::string::npos) break;
-            at = slash + 1;
-        }
+        std::vector<std::string> parts = tf_name_parts(t.name);
         parts.erase(parts.begin());  // name.split("/")[1:]
         if (parts.empty() || parts[0].rfind("h", 0) == 0) continue;
         const std::string& key = parts.size() > 2 ? parts[1] : parts.back();
@@ -89,11 +82,10 @@ int main(int argc, char** argv) {
             nb.note("llmfs never downloads: the folder is --weights (default gpt2/124M, where the notebook's download puts it); "
                     "the notebook's 'File already exists' lines are not printed.");
             nb.code("settings, params = download_and_load_gpt2(model_size=\"124M\", models_dir=\"gpt2\")");
-            std::ifstream hparams_file(std::filesystem::path(folder) / "hparams.json");
-            const std::string hparams_text(std::istreambuf_iterator<char>(hparams_file), {});
-            const SafeTensors params = gpt2_tf_checkpoint(folder);  // checks the folder and hparams.json first
-            const TfCheckpoint ck = TfCheckpoint::open(gpt2_checkpoint_prefix(folder));
-            const auto settings = nlohmann::ordered_json::parse(hparams_text);
+            const Gpt2TfFolder downloaded = read_gpt2_tf_folder(folder);  // hparams.json and the checkpoint, checked
+            const TfCheckpoint& ck = downloaded.checkpoint;                // params, as the notebook's names
+            const SafeTensors& params = downloaded.weights;                // the same, renamed for load_weights_into_gpt
+            const auto settings = nlohmann::ordered_json::parse(downloaded.hparams_json);
             nb.code("print(\"Settings:\", settings)");
             nb.print("Settings:", python_value_repr(settings));
             nb.code("print(\"Parameter dictionary keys:\", params.keys())");

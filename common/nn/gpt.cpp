@@ -10,10 +10,8 @@
 namespace llmfs {
 
 GPTConfig GPTConfig::by_name(const std::string& name) {
-    if (name == "gpt2-small") return gpt2_small();
-    if (name == "gpt2-medium") return gpt2_medium();
-    if (name == "gpt2-large") return gpt2_large();
-    if (name == "gpt2-xl") return gpt2_xl();
+    for (const Gpt2Size& size : kGpt2Sizes)
+        if (name == size.name) return with(size);
     throw std::invalid_argument("unknown model '" + name + "' (expected gpt2-small, gpt2-medium, gpt2-large or gpt2-xl)");
 }
 

@@ -2,6 +2,7 @@
 // parameters are drawn from the generator in the order the Python __init__ creates them.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -14,6 +15,18 @@
 
 namespace llmfs {
 
+// GPT-2's four sizes as OpenAI released them, the one table of them: GPTConfig's sizes,
+// gpt2_n_heads (nn/safetensors.hpp) and the gpt2/<size> folder check (nn/tf_checkpoint.hpp) read it.
+struct Gpt2Size {
+    const char* name;    // "gpt2-small": GPTConfig::by_name's, the book's model_configs key without " (124M)"
+    const char* folder;  // "124M": gpt_download.py's model_size and folder name
+    std::size_t emb_dim, n_layers, n_heads;
+};
+inline constexpr std::array<Gpt2Size, 4> kGpt2Sizes = {{{"gpt2-small", "124M", 768, 12, 12},
+                                                        {"gpt2-medium", "355M", 1024, 24, 16},
+                                                        {"gpt2-large", "774M", 1280, 36, 20},
+                                                        {"gpt2-xl", "1558M", 1600, 48, 25}}};
+
 // GPT_CONFIG_124M and the larger GPT-2 sizes of exercise 4.2.
 struct GPTConfig {
     std::size_t vocab_size = 50257;     // V
@@ -25,18 +38,18 @@ struct GPTConfig {
     bool qkv_bias = false;
 
     static GPTConfig gpt2_small() { return {}; }
-    static GPTConfig gpt2_medium() { return with(1024, 24, 16); }
-    static GPTConfig gpt2_large() { return with(1280, 36, 20); }
-    static GPTConfig gpt2_xl() { return with(1600, 48, 25); }
-    // "gpt2-small" etc.; throws std::invalid_argument for an unknown name.
+    static GPTConfig gpt2_medium() { return with(kGpt2Sizes[1]); }
+    static GPTConfig gpt2_large() { return with(kGpt2Sizes[2]); }
+    static GPTConfig gpt2_xl() { return with(kGpt2Sizes[3]); }
+    // "gpt2-small" etc. (kGpt2Sizes' names); throws std::invalid_argument for an unknown name.
     static GPTConfig by_name(const std::string& name);
 
 private:
-    static GPTConfig with(std::size_t emb_dim, std::size_t n_layers, std::size_t n_heads) {
+    static GPTConfig with(const Gpt2Size& size) {
         GPTConfig c;
-        c.emb_dim = emb_dim;
-        c.n_layers = n_layers;
-        c.n_heads = n_heads;
+        c.emb_dim = size.emb_dim;
+        c.n_layers = size.n_layers;
+        c.n_heads = size.n_heads;
         return c;
     }
 };

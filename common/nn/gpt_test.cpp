@@ -6,6 +6,7 @@
 #include <xtensor/xadapt.hpp>
 
 #include "llmfs/nn/gpt.hpp"
+#include "llmfs/nn/safetensors.hpp"
 
 using namespace llmfs;
 
@@ -65,6 +66,24 @@ TEST_CASE("LayerNorm normalises the last dim to mean 0, variance 1") {
         CHECK(mean_keepdim(y, -1).data(r, 0) == Approx(0).margin(1e-6));
         CHECK(var_keepdim(y, -1, false).data(r, 0) == Approx(1).epsilon(1e-4));
     }
+}
+
+TEST_CASE("GPT-2's sizes: by_name and the named configs read the one table, as the book's model_configs") {
+    // model_configs of ch05's 5.5: emb_dim, n_layers, n_heads
+    CHECK(GPTConfig::by_name("gpt2-small").emb_dim == 768);
+    CHECK(GPTConfig::by_name("gpt2-small").n_heads == GPTConfig::gpt2_small().n_heads);
+    for (const Gpt2Size& size : kGpt2Sizes) {
+        const GPTConfig c = GPTConfig::by_name(size.name);
+        CHECK(c.emb_dim == size.emb_dim);
+        CHECK(c.n_layers == size.n_layers);
+        CHECK(c.n_heads == size.n_heads);
+        CHECK(c.context_length == 1024);
+        CHECK(c.vocab_size == 50257);
+    }
+    CHECK(GPTConfig::gpt2_medium().n_heads == 16);
+    CHECK(GPTConfig::gpt2_large().emb_dim == 1280);
+    CHECK(GPTConfig::gpt2_xl().n_layers == 48);
+    CHECK(gpt2_n_heads("f", 1600, 48, std::nullopt) == 25);
 }
 
 TEST_CASE("bad input is reported, not crashed on") {

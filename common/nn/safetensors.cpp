@@ -283,12 +283,11 @@ std::size_t gpt2_n_heads(const std::string& file, std::size_t emb_dim, std::size
         cfg.n_heads = *n_heads;
         if (how) *how = fmt::format("{} heads (--heads)", cfg.n_heads);
     } else {
-        static const std::map<std::pair<std::size_t, std::size_t>, std::pair<std::size_t, const char*>> kGpt2 = {
-            {{768, 12}, {12, "gpt2-small"}}, {{1024, 24}, {16, "gpt2-medium"}}, {{1280, 36}, {20, "gpt2-large"}}, {{1600, 48}, {25, "gpt2-xl"}}};
-        const auto it = kGpt2.find({cfg.emb_dim, cfg.n_layers});
-        if (it != kGpt2.end()) {
-            cfg.n_heads = it->second.first;
-            if (how) *how = fmt::format("{} heads ({}'s shapes)", cfg.n_heads, it->second.second);
+        const auto it = std::find_if(kGpt2Sizes.begin(), kGpt2Sizes.end(),
+                                     [&](const Gpt2Size& s) { return s.emb_dim == cfg.emb_dim && s.n_layers == cfg.n_layers; });
+        if (it != kGpt2Sizes.end()) {
+            cfg.n_heads = it->n_heads;
+            if (how) *how = fmt::format("{} heads ({}'s shapes)", cfg.n_heads, it->name);
         } else {
             if (cfg.emb_dim < 64)
                 throw std::invalid_argument(fmt::format("{}: emb_dim {} is narrower than one of GPT-2's 64-wide heads, so the number "

@@ -371,15 +371,9 @@ namespace {
 // load_gpt2_params_from_tf_ckpt's name -> Hugging Face's: model/h3/attn/c_attn/w -> h.3.attn.c_attn.weight,
 // model/wte -> wte.weight; "" for a name outside model/.
 std::string hf_name(const std::string& tf) {
-    const std::string prefix = "model/";
-    if (tf.compare(0, prefix.size(), prefix) != 0) return "";
-    std::vector<std::string> parts;
-    for (std::size_t at = prefix.size();;) {
-        const std::size_t slash = tf.find('/', at);
-        parts.push_back(tf.substr(at, slash == std::string::npos ? std::string::npos : slash - at));
-        if (slash == std::string::npos) break;
-        at = slash + 1;
-    }
+    std::vector<std::string> parts = tf_name_parts(tf);
+    if (parts.size() < 2 || parts[0] != "model") return "";
+    parts.erase(parts.begin());
     if (parts.size() == 1) return parts[0] + ".weight";  // wte, wpe
     if (parts[0].size() > 1 && parts[0][0] == 'h' && parts[0].find_first_not_of("0123456789", 1) == std::string::npos)
         parts[0] = "h." + parts[0].substr(1);
@@ -397,13 +391,26 @@ std::uint64_t hparam(const json& h, const char* key, const std::string& file) {
 
 }  // namespace
 
-SafeTensors gpt2_tf_checkpoint(const std::filesystem::path& folder) {
+std::vector<std::string> tf_name_parts(std::string_view name) {
+    std::vector<std::string> parts;
+    for (std::size_t at = 0;;) {
+        const std::size_t slash = name.find('/', at);
+        parts.emplace_back(name.substr(at, slash == std::string_view::npos ? std::string_view::npos : slash - at));
+        if (slash == std::string_view::npos) return parts;
+        at = slash + 1;
+    }
+}
+
+SafeTensors gpt2_tf_checkpoint(const std::filesystem::path& folder) { return read_gpt2_tf_folder(folder).weights; }
+
+Gpt2TfFolder read_gpt2_tf_folder(const std::filesystem::path& folder) {
     const std::string hparams_file = (folder / "hparams.json").string();
     if (!std::filesystem::exists(folder / "hparams.json"))
         fail(folder.string(), "no hparams.json in the folder", "is it the folder gpt_download.py writes (gpt2/124M)?");
+    std::string hparams_text = read_text(folder / "hparams.json", kHint);
     json h;
     try {
-        h = json::parse(read_text(folder / "hparams.json", kHint));
+        h = json::parse(hparams_text);
     } catch (const json::exception& e) {
         fail(hparams_file, fmt::format("not JSON ({})", e.what()), "the file is damaged");
     }
@@ -412,18 +419,17 @@ SafeTensors gpt2_tf_checkpoint(const std::filesystem::path& folder) {
                         n_embd = hparam(h, "n_embd", hparams_file), n_head = hparam(h, "n_head", hparams_file),
                         n_layer = hparam(h, "n_layer", hparams_file);
     // A folder named after a size must hold it (gpt_download.py's names: n_embd, n_layer).
-    static const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> kSizes = {
-        {"124M", {768, 12}}, {"355M", {1024, 24}}, {"774M", {1280, 36}}, {"1558M", {1600, 48}}};
     std::filesystem::path normal = folder.lexically_normal();
     if (normal.filename().empty()) normal = normal.parent_path();  // "gpt2/124M/"
     const std::string size_name = normal.filename().string();
-    if (const auto it = kSizes.find(size_name); it != kSizes.end() && (it->second.first != n_embd || it->second.second != n_layer))
-        fail(hparams_file, fmt::format("the folder is named {} (n_embd {}, n_layer {}) but holds n_embd {}, n_layer {}", size_name, it->second.first,
-                                       it->second.second, n_embd, n_layer),
+    const auto size = std::find_if(kGpt2Sizes.begin(), kGpt2Sizes.end(), [&](const Gpt2Size& s) { return size_name == s.folder; });
+    if (size != kGpt2Sizes.end() && (size->emb_dim != n_embd || size->n_layers != n_layer))
+        fail(hparams_file, fmt::format("the folder is named {} (n_embd {}, n_layer {}) but holds n_embd {}, n_layer {}", size_name, size->emb_dim,
+                                       size->n_layers, n_embd, n_layer),
              "a checkpoint folder of another size: download the size you name (gpt_download.py's model_size)");
 
     const std::filesystem::path prefix = gpt2_checkpoint_prefix(folder);
-    const TfCheckpoint ck = TfCheckpoint::open(prefix);
+    TfCheckpoint ck = TfCheckpoint::open(prefix);
     const std::string ck_name = ck.name();
     // The tensors under model/, renamed and squeezed; their shapes checked against hparams.json.
     std::map<std::string, const TfTensorView*> named;
@@ -476,7 +482,8 @@ SafeTensors gpt2_tf_checkpoint(const std::filesystem::path& folder) {
         std::memcpy(out, t->data, static_cast<std::size_t>(t->size));
         out += t->size;
     }
-    return SafeTensors::from_bytes(std::move(bytes), ck_name);
+    SafeTensors weights = SafeTensors::from_bytes(std::move(bytes), ck_name);
+    return {std::move(hparams_text), std::move(ck), std::move(weights)};
 }
 
 SafeTensors open_gpt2_weights(const std::filesystem::path& path) {

@@ -75,6 +75,10 @@ private:
     std::map<std::string, std::size_t, std::less<>> index_;
 };
 
+// A TensorFlow variable's name split as Python's name.split("/"): "model/h3/attn/c_attn/w" ->
+// {"model", "h3", "attn", "c_attn", "w"}.
+std::vector<std::string> tf_name_parts(std::string_view name);
+
 // A folder as gpt_download.py leaves it (checkpoint, hparams.json, model.ckpt.index,
 // model.ckpt.data-00000-of-00001; encoder.json and vocab.bpe are not read: GPT-2's tokenizer is
 // built in) as the SafeTensors of Hugging Face's model.safetensors: the book's
@@ -85,6 +89,16 @@ private:
 // n_vocab, n_ctx, n_embd and n_layer must agree with the tensors' shapes, and a folder named
 // 124M / 355M / 774M / 1558M must hold that size. One copy of the weights is made.
 SafeTensors gpt2_tf_checkpoint(const std::filesystem::path& folder);
+
+// gpt2_tf_checkpoint's folder, each file read once, with what it was made from: hparams.json's
+// text (ch05's 5.5 prints it as the notebook's settings dict) and the checkpoint itself (its
+// names and raw tensors: the notebook's params).
+struct Gpt2TfFolder {
+    std::string hparams_json;
+    TfCheckpoint checkpoint;
+    SafeTensors weights;  // gpt2_tf_checkpoint(folder)
+};
+Gpt2TfFolder read_gpt2_tf_folder(const std::filesystem::path& folder);
 
 // tf.train.latest_checkpoint(folder): the prefix the folder's `checkpoint` file names
 // (model_checkpoint_path, relative to the folder), else FOLDER/model.ckpt.

@@ -134,6 +134,33 @@ TEST_CASE("a gpt2/<size> folder loads into the model its safetensors loads, bit 
     save_gpt_as_gpt2(from_tf, tmp.path / "from_tf.safetensors");
     save_gpt_as_gpt2(from_hf, tmp.path / "from_hf.safetensors");
     CHECK(read_bytes(tmp.path / "from_tf.safetensors") == read_bytes(tmp.path / "from_hf.safetensors"));
+
+    // read_gpt2_tf_folder: the same weights, hparams.json's text as written, the checkpoint's own names.
+    const Gpt2TfFolder folder = read_gpt2_tf_folder(tmp.path / "gpt2" / "tiny");
+    CHECK(folder.hparams_json == kTinyHparams);
+    REQUIRE(folder.weights.tensors().size() == tf.tensors().size());
+    for (std::size_t i = 0; i < tf.tensors().size(); ++i) CHECK(folder.weights.tensors()[i].name == tf.tensors()[i].name);
+    REQUIRE(folder.checkpoint.find("model/h1/attn/c_attn/w") != nullptr);
+    CHECK(folder.checkpoint.find("model/h1/attn/c_attn/w")->shape == std::vector<std::uint64_t>{1, 128, 384});
+}
+
+TEST_CASE("a TensorFlow name splits as Python's str.split(\"/\")") {
+    CHECK(tf_name_parts("model/h3/attn/c_attn/w") == std::vector<std::string>{"model", "h3", "attn", "c_attn", "w"});
+    CHECK(tf_name_parts("model/wte") == std::vector<std::string>{"model", "wte"});
+    CHECK(tf_name_parts("global_step") == std::vector<std::string>{"global_step"});
+    CHECK(tf_name_parts("") == std::vector<std::string>{""});
+    CHECK(tf_name_parts("a//b/") == std::vector<std::string>{"a", "", "b", ""});
+}
+
+TEST_CASE("a folder named after a GPT-2 size is checked against GPT-2's one size table") {
+    TempDir tmp("llmfs_tf_sizes");
+    write_synthetic_gpt2(tmp.path / "tiny.safetensors", SyntheticGpt2::tiny());
+    const SafeTensors hf = SafeTensors::open(tmp.path / "tiny.safetensors");
+    for (const Gpt2Size& size : kGpt2Sizes) {
+        write_gpt2_tf_folder(tmp.path / size.folder, hf, kTinyHparams);
+        CHECK_THAT(error_of([&] { gpt2_tf_checkpoint(tmp.path / size.folder); }),
+                   Catch::Contains(fmt::format("named {} (n_embd {}, n_layer {})", size.folder, size.emb_dim, size.n_layers)));
+    }
 }
 
 TEST_CASE("a folder that is not GPT-2's download, or of another size, is refused with a message") {
