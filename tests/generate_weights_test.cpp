@@ -143,6 +143,29 @@ TEST_CASE("ch05_openai_weights: book 5.5 on the tiny checkpoint as gpt2/<size> f
     CHECK(missing.out.empty());
 }
 
+TEST_CASE("llmfs-nbcheck: 5.5's cells as PyTorch ran them over the tiny folder match ch05_openai_weights given that folder", "[long]") {
+    // tests/nbcheck/ch05_openai_weights_tiny.ipynb: the book's ch05.ipynb with 5.5's outputs from
+    // ch05_openai_weights_reference.py --notebook (the other cells not run). Tens of seconds: the
+    // chapter-5 group's other programs run too (ch05_pretraining up to 5.1).
+    Scratch scratch("nbcheck");
+    const fs::path folder = write_tiny_tf_folder(scratch);
+    const fs::path notebook = fs::path(LLMFS_NBCHECK_NOTEBOOKS) / "ch05_openai_weights_tiny.ipynb";
+    const auto given = run({LLMFS_NBCHECK, notebook.string(), "--weights", folder.string(), "--no-training"});
+    INFO(given.err);
+    CHECK(given.exit_code == 0);
+    CHECK_THAT(given.out, Catch::Contains("5.5  match  ch05_openai_weights") &&
+                              Catch::EndsWith("4/4 covered output cells match, 0 close, 0 differ (0 not covered)\n"));
+    // Without --weights: gpt2/124M beside the notebook, where its download cell leaves it. Here that
+    // folder holds the tiny model, which a folder named 124M must not: the program's message.
+    fs::copy_file(notebook, scratch.path / "ch05.ipynb");
+    fs::create_directories(scratch.path / "gpt2");
+    fs::rename(folder, scratch.path / "gpt2" / "124M");
+    const auto beside = run({LLMFS_NBCHECK, (scratch.path / "ch05.ipynb").string(), "--no-training"});
+    CHECK(beside.exit_code == 1);
+    CHECK_THAT(beside.err, Catch::Contains("ch05_openai_weights") && Catch::Contains("the folder is named 124M"));
+    // Neither: 5.5's cells are not covered, and the report says why (llmfs-nbcheck.book-ch05-notebook-no-training).
+}
+
 TEST_CASE("124M-shaped checkpoint: PyTorch's tokens and text, greedy and the book's two sampled calls", "[long]") {
     // ~550 MB, written once here and deleted at the end. A few cases only (CI time): greedy, book
     // 5.5's call (T=1.5, top_k=50), the safetensors notebook's (T=1.0, top_k=1).

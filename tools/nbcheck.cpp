@@ -196,6 +196,17 @@ std::string sms_data(const Options& opt) {
     return "";
 }
 
+// gpt_download.py's gpt2/124M folder for the programs that read nothing else (ch05_openai_weights):
+// --weights when it is a folder, else where the notebook's download cell leaves it, gpt2/124M
+// beside the notebook; "" when neither.
+std::string gpt2_folder(const Options& opt) {
+    std::error_code ec;
+    if (!opt.weights.empty()) return std::filesystem::is_directory(opt.weights, ec) ? opt.weights : "";
+    if (opt.notebook == "-") return "";
+    const std::filesystem::path folder = std::filesystem::path(opt.notebook).parent_path() / "gpt2" / "124M";
+    return std::filesystem::is_regular_file(folder / "hparams.json", ec) ? folder.string() : "";
+}
+
 // A cell's first line of code as written (blank and comment lines skipped), for a report line.
 std::string first_line(const std::string& code) {
     std::istringstream lines(code);
@@ -284,10 +295,19 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     // every group in order, as if it had not been tried (its runs are kept, not repeated).
     std::vector<Group> order = groups;
     const std::string data = sms_data(opt);
+    const std::string folder = gpt2_folder(opt);
     const auto needs_data = [&](const std::string& program) { return data.empty() && listed(LLMFS_NBCHECK_DATA, program); };
     const auto data_message = [](const std::string& program) {
         return program + " reads the SMS Spam Collection, which is neither given (--data FILE) nor beside the notebook "
                          "(sms_spam_collection/SMSSpamCollection.tsv or sms_spam_collection.zip, where its download cell leaves it)";
+    };
+    // A program that cannot run without an input the check was not given: why, or "".
+    const auto missing_input = [&](const std::string& program) -> std::string {
+        if (needs_data(program)) return data_message(program);
+        if (folder.empty() && listed(LLMFS_NBCHECK_FOLDER, program))
+            return program + " reads OpenAI's weights as gpt_download.py's gpt2/124M folder, which is neither given "
+                             "(--weights FOLDER) nor beside the notebook (gpt2/124M, where its download cell leaves it)";
+        return "";
     };
     const std::optional<std::size_t> named = named_group(notebook_path, groups);
     if (named) {
@@ -299,12 +319,13 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     }
     std::map<std::string, Run> runs;  // program -> its run
     std::vector<std::string> chapter;  // the programs of the group that covers the notebook
-    std::string data_note, data_program;  // a program left out for want of the data, and why
+    std::map<std::string, std::string> left_out;  // a program left out for want of its input -> why
     // A program's own inputs: the data and the weights for those that read them.
     const auto inputs = [&](const std::string& program) {
         std::vector<std::string> args;
         if (listed(LLMFS_NBCHECK_DATA, program)) args = {"--data", data};
         if (listed(LLMFS_NBCHECK_WEIGHTS, program) && !opt.weights.empty()) args.insert(args.end(), {"--weights", opt.weights});
+        if (listed(LLMFS_NBCHECK_FOLDER, program)) args.insert(args.end(), {"--weights", folder});
         return args;
     };
     for (std::size_t g = 0; g < order.size(); ++g) {
@@ -313,9 +334,8 @@ int run(const Options& opt, const std::filesystem::path& bin) {
         if (named_group_did_not_cover) check.cells.clear();
         for (const std::string& program : group.programs) {
             auto done = runs.find(program);
-            if (done == runs.end() && needs_data(program)) {
-                data_program = program;
-                data_note = data_message(program) + ": its cells are not covered";
+            if (const std::string why = missing_input(program); done == runs.end() && !why.empty()) {
+                left_out[program] = why + ": its cells are not covered";
                 done = runs.emplace(program, Run{}).first;
             }
             if (done == runs.end()) {
@@ -352,19 +372,24 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     if (check.results.empty()) throw std::invalid_argument(notebook_path + " has no output cells to check (run it first)");
     if (!notebook_covered) {
         const llmfs::Summary s = llmfs::summarize(check.results);
+        std::string inputs_left_out;  // an input's absence may be why: the notebook's own chapter's, else any
+        for (const auto& [program, why] : left_out) {
+            const std::vector<std::string>& own = named ? groups[*named].programs : std::vector<std::string>{program};
+            if (std::find(own.begin(), own.end(), program) != own.end()) inputs_left_out += "; " + why;
+        }
         throw std::invalid_argument(notebook_path + " does not look like a chapter of the book, or an exercise notebook of "
                                     "chapters 2 to 5 and 7: " + std::to_string(s.covered()) + " of its " + std::to_string(check.results.size()) +
                                     " output cells match a chapter program (llmfs-nbcheck checks ch02 to ch07, "
                                     "the exercise notebooks of ch02 to ch05 and ch07, appendix-D.ipynb and appendix-E.ipynb)" +
-                                    (data_note.empty() ? "" : "; " + data_note));
+                                    inputs_left_out);
     }
-    if (!data_note.empty() && !data_program.empty() && std::find(chapter.begin(), chapter.end(), data_program) != chapter.end())
-        notes.push_back(data_note);
+    for (const std::string& program : chapter)
+        if (const auto it = left_out.find(program); it != left_out.end()) notes.push_back(it->second);
 
     // The notebook is this chapter's: its training programs train now, unless --no-training.
     for (const std::string& program : chapter) {
         const auto t = training.find(program);
-        if (t == training.end() || t->second.empty() || program == data_program) continue;
+        if (t == training.end() || t->second.empty() || left_out.count(program)) continue;
         if (opt.no_training) {
             notes.push_back(program + " stopped after section " + t->second + " (--no-training): its training cells are not covered");
             continue;
@@ -509,8 +534,9 @@ int main(int argc, char** argv) {
                    "sms_spam_collection/ beside the notebook, where its download cell leaves it)")
         ->type_name("FILE");
     app.add_option("--weights", opt.weights,
-                   "GPT-2 124M's weights for appendix E's notebook (model.safetensors, the book's model.pth or gpt_download.py's gpt2/124M folder; without it "
-                   "its model cells are the random model's and differ)")
+                   "GPT-2 124M's weights for chapter 6's and appendix E's notebooks (model.safetensors, the book's model.pth or gpt_download.py's "
+                   "gpt2/124M folder; without it their model cells are the random model's and differ), and, as that folder, for chapter 5's 5.5 "
+                   "(default: gpt2/124M beside the notebook, where its download cell leaves it; without it 5.5's cells are not covered)")
         ->type_name("FILE");
     app.add_flag("--diff", opt.show_diff, "Show a unified diff (notebook against program) under each close or differ cell");
     app.add_flag("--json", opt.as_json, "Print the report as JSON");

@@ -5,6 +5,12 @@ folder: the reference for ch05_openai_weights (data/golden/default/ch05_openai_w
         > data/golden/default/ch05_openai_weights_tiny.txt
 
 (BOOK: a checkout of github.com/rasbt/LLMs-from-scratch; without it the usage line, exit status 2.)
+--notebook OUT also writes the book's ch05.ipynb with the output of each 5.5 cell run here in place
+of the book's (the other cells cleared, as not run: executed_notebook.py), llmfs-nbcheck's test
+notebook for that folder:
+
+    OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/ch05_openai_weights_reference.py BOOK \
+        --notebook tests/nbcheck/ch05_openai_weights_tiny.ipynb > /dev/null
 
 The checkpoint: make_safetensors_goldens.py's "tiny" GPT-2 (emb_dim 128, 2 layers, context 32, the
 real vocabulary; values from torch.manual_seed), under OpenAI's TensorFlow names and shapes
@@ -18,6 +24,8 @@ load_weights_into_gpt, generate after torch.manual_seed(123)), but for one line 
 model's cell: NEW_CONFIG takes the folder's sizes (emb_dim 128, n_layers 2, n_heads 2,
 context_length 32) before GPTModel(NEW_CONFIG), where gpt2-small's would not fit the tensors.
 """
+import contextlib
+import io
 import json
 import os
 import sys
@@ -84,18 +92,31 @@ def main():
         cells = [c for c in json.load(f)["cells"]]
     start = next(i for i, c in enumerate(cells) if "## 5.5 Loading pretrained weights" in "".join(c["source"]))
     end = next(i for i, c in enumerate(cells) if "## Summary and takeaways" in "".join(c["source"]))
+    first_code = sum(c["cell_type"] == "code" for c in cells[:start])  # the index of 5.5's first code cell
     code = ["".join(c["source"]) for c in cells[start:end] if c["cell_type"] == "code"]
     ns = {"torch": torch, "np": np, "settings": settings, "params": params, "GPTModel": book.GPTModel,
           "GPT_CONFIG_124M": {"vocab_size": 50257, "context_length": 256, "emb_dim": 768, "n_heads": 12, "n_layers": 12,
                               "drop_rate": 0.1, "qkv_bias": False},
           "generate": book.generate, "text_to_token_ids": book.text_to_token_ids,
           "token_ids_to_text": book.token_ids_to_text, "tokenizer": tiktoken.get_encoding("gpt2"), "device": torch.device("cpu")}
-    for src in code:
+    printed = {}  # code cell index -> what it printed
+    for k, src in enumerate(code):
         if src.lstrip().startswith(("# pip install", "print(\"TensorFlow version", "# Relative import", "settings, params = ")):
             continue  # installs, versions, the import and the download: done above
         if MODEL_CELL_LINE in src:
             src = src.replace(MODEL_CELL_LINE, SIZES_LINE + "\n" + MODEL_CELL_LINE)
-        exec(compile(src, notebook, "exec"), ns)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(src, notebook, "exec"), ns)
+        sys.stdout.write(out.getvalue())
+        printed[first_code + k] = out.getvalue()
+    options = synthetic.OPTIONS
+    if options[:1] == ["--notebook"] and len(options) == 2:
+        import executed_notebook
+        executed_notebook.write(notebook, printed, options[1])
+    elif options:
+        sys.stderr.write("usage: ch05_openai_weights_reference.py BOOK [--notebook OUT]\n")
+        sys.exit(2)
 
 
 if __name__ == "__main__":
