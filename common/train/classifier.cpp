@@ -22,14 +22,24 @@ void replace_out_head(GPTModel& model, Generator& gen, std::size_t num_classes) 
     model.out_head = Linear(gen, model.cfg.emb_dim, num_classes, /*with_bias=*/true);  // [K, C], [K]
 }
 
-std::vector<float> last_token_logits(const GPTModel& model, const IdArray<2>& inputs) {
+std::size_t token_index(int token_pos, std::size_t T) {
+    const long long t = static_cast<long long>(T), pos = token_pos;
+    if (pos >= t || pos < -t)
+        throw std::out_of_range(fmt::format("index {} is out of bounds for dimension 1 with size {}", token_pos, T));
+    return static_cast<std::size_t>(pos < 0 ? t + pos : pos);
+}
+
+std::vector<float> token_logits(const GPTModel& model, const IdArray<2>& inputs, int token_pos) {
     const Tensor<3> logits = model.forward(inputs);  // [B, T, K]
     const std::size_t B = logits.data.shape()[0], T = logits.data.shape()[1], K = logits.data.shape()[2];
-    std::vector<float> last(B * K);  // [:, -1, :] -> [B, K]
+    const std::size_t t = token_index(token_pos, T);
+    std::vector<float> at(B * K);  // [:, token_pos, :] -> [B, K]
     for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t k = 0; k < K; ++k) last[b * K + k] = logits.data(b, T - 1, k);
-    return last;
+        for (std::size_t k = 0; k < K; ++k) at[b * K + k] = logits.data(b, t, k);
+    return at;
 }
+
+std::vector<float> last_token_logits(const GPTModel& model, const IdArray<2>& inputs) { return token_logits(model, inputs, -1); }
 
 namespace {
 
@@ -39,14 +49,14 @@ IdArray<2> batch_inputs(const ClassificationBatch& batch) {
 
 }  // namespace
 
-float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch) {
-    const std::vector<float> logits = last_token_logits(model, batch_inputs(batch));  // [B, K]
+float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, int token_pos) {
+    const std::vector<float> logits = token_logits(model, batch_inputs(batch), token_pos);  // [B, K]
     const std::size_t K = model.out_head.out_features();
     return cross_entropy(logits.data(), batch.B, K, batch.labels.data());
 }
 
 double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model, Generator& gen,
-                            std::optional<std::size_t> num_batches) {
+                            std::optional<std::size_t> num_batches, int token_pos) {
     model.train(false);  // model.eval()
     std::size_t correct = 0, examples = 0;
     const std::size_t n = num_batches ? std::min(*num_batches, loader.size()) : loader.size();
@@ -54,7 +64,7 @@ double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model,
     ClassificationBatch batch;
     const std::size_t K = model.out_head.out_features();
     for (std::size_t i = 0; i < n && epoch.next(batch); ++i) {
-        const std::vector<float> logits = last_token_logits(model, batch_inputs(batch));  // [B, K]
+        const std::vector<float> logits = token_logits(model, batch_inputs(batch), token_pos);  // [B, K]
         for (std::size_t b = 0; b < batch.B; ++b) correct += argmax(logits.data() + b * K, K) == batch.labels[b];
         examples += batch.B;
     }
@@ -63,14 +73,14 @@ double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model,
 }
 
 double calc_loss_loader(const ClassificationLoader& loader, const GPTModel& model, Generator& gen,
-                        std::optional<std::size_t> num_batches) {
+                        std::optional<std::size_t> num_batches, int token_pos) {
     double total_loss = 0.0;
     if (loader.size() == 0) return std::numeric_limits<double>::quiet_NaN();
     const std::size_t n = num_batches ? std::min(*num_batches, loader.size()) : loader.size();
     if (n == 0) throw std::invalid_argument("calc_loss_loader: num_batches 0 (Python raises ZeroDivisionError)");
     auto epoch = loader.begin(gen);
     ClassificationBatch batch;
-    for (std::size_t i = 0; i < n && epoch.next(batch); ++i) total_loss += calc_loss_batch(model, batch);  // loss.item()
+    for (std::size_t i = 0; i < n && epoch.next(batch); ++i) total_loss += calc_loss_batch(model, batch, token_pos);  // loss.item()
     return total_loss / static_cast<double>(n);
 }
 
@@ -91,46 +101,109 @@ std::string classify_review(const std::string& text, GPTModel& model, const Gpt2
     return argmax(logits.data(), logits.size()) == 1 ? "spam" : "not spam";
 }
 
-std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const ClassifierGrads& g, std::size_t n_layers) {
+TrainableLayers parse_trainable_layers(const std::string& name) {
+    for (const TrainableLayers l : {TrainableLayers::last_layer, TrainableLayers::last_block, TrainableLayers::last_two_blocks, TrainableLayers::all})
+        if (name == trainable_layers_name(l)) return l;
+    throw std::invalid_argument("Invalid --trainable_layers argument '" + name + "' (last_layer, last_block, last_two_blocks or all)");
+}
+
+const char* trainable_layers_name(TrainableLayers layers) {
+    switch (layers) {
+        case TrainableLayers::last_layer: return "last_layer";
+        case TrainableLayers::last_block: return "last_block";
+        case TrainableLayers::last_two_blocks: return "last_two_blocks";
+        case TrainableLayers::all: return "all";
+    }
+    return "?";
+}
+
+namespace {
+
+// The lowest block whose parameters train (n_layers: none), checked against the model's size.
+std::size_t first_trained_block(TrainableLayers layers, std::size_t n_layers) {
+    const std::size_t blocks = layers == TrainableLayers::last_layer ? 0
+                               : layers == TrainableLayers::last_block ? 1
+                               : layers == TrainableLayers::last_two_blocks ? 2
+                                                                            : n_layers;
+    if (blocks > n_layers || (layers != TrainableLayers::last_layer && n_layers == 0))
+        throw std::invalid_argument(fmt::format("--trainable_layers {} needs {} transformer blocks; the model has {}",
+                                                trainable_layers_name(layers), std::max<std::size_t>(blocks, 1), n_layers));
+    return n_layers - blocks;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const ClassifierGrads& g, std::size_t n_layers,
+                                                                              TrainableLayers layers) {
     std::vector<std::pair<std::string, const std::vector<float>*>> out;
-    append_block_gradients(out, "trf_blocks." + std::to_string(n_layers - 1) + ".", g.block);
-    out.push_back({"final_norm.scale", &g.final_scale});
-    out.push_back({"final_norm.shift", &g.final_shift});
+    if (layers == TrainableLayers::all) {
+        out.push_back({"tok_emb.weight", &g.tok_emb});
+        out.push_back({"pos_emb.weight", &g.pos_emb});
+    }
+    const std::size_t first = first_trained_block(layers, n_layers);
+    if (g.blocks.size() != n_layers - first)
+        throw std::logic_error(fmt::format("named_gradients: {} blocks' gradients for {} trainable blocks", g.blocks.size(), n_layers - first));
+    for (std::size_t l = first; l < n_layers; ++l) append_block_gradients(out, "trf_blocks." + std::to_string(l) + ".", g.blocks[l - first]);
+    if (layers != TrainableLayers::last_layer) {
+        out.push_back({"final_norm.scale", &g.final_scale});
+        out.push_back({"final_norm.shift", &g.final_shift});
+    }
     out.push_back({"out_head.weight", &g.out_head.weight});
     if (!g.out_head.bias.empty()) out.push_back({"out_head.bias", &g.out_head.bias});
     return out;
 }
 
-std::vector<ParameterView> trainable_parameters(GPTModel& model) {
+std::vector<ParameterView> trainable_parameters(GPTModel& model, TrainableLayers layers) {
     if (model.trf_blocks.empty()) throw std::invalid_argument("trainable_parameters: a model without transformer blocks");
-    const std::string last = "trf_blocks." + std::to_string(model.trf_blocks.size() - 1) + ".";
+    const std::size_t first = first_trained_block(layers, model.trf_blocks.size());
+    const auto trains = [&](const std::string& name) {
+        if (layers == TrainableLayers::all || name.rfind("out_head.", 0) == 0) return true;
+        if (layers == TrainableLayers::last_layer) return false;
+        if (name.rfind("final_norm.", 0) == 0) return true;
+        for (std::size_t l = first; l < model.trf_blocks.size(); ++l)
+            if (name.rfind("trf_blocks." + std::to_string(l) + ".", 0) == 0) return true;
+        return false;
+    };
     std::vector<ParameterView> out;
     for (const ParameterView& p : named_parameters(model))
-        if (p.name.rfind(last, 0) == 0 || p.name.rfind("final_norm.", 0) == 0 || p.name.rfind("out_head.", 0) == 0)
-            out.push_back(p);
+        if (trains(p.name)) out.push_back(p);
     return out;
 }
 
 namespace {
 
-// loss.backward() from cross_entropy(model(input_batch)[:, -1, :], labels) through out_head,
-// final_norm and the blocks from the last down to first_block (autograd stops below the lowest
-// block with a trainable parameter); block_grads[l - first_block] gets block l's gradients. Unless
-// that block's norm1 trains (chapter 6's last block), autograd stops at its attention's weights.
-float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, std::size_t first_block,
+// What one loss.backward() computes below the loss.
+struct BackwardPlan {
+    std::size_t token = 0;        // the row of each sequence whose logits the loss reads
+    std::size_t first_block = 0;  // the lowest block autograd reaches (n_layers: none)
+    bool final_norm = true;       // autograd goes below out_head: final_norm's gradients and the blocks'
+    bool lowest_input_grad = true;  // the lowest block's input gradient: its norm1 trains, or the embeddings do
+    bool embeddings = false;      // tok_emb and pos_emb train
+};
+
+// loss.backward() from cross_entropy(model(input_batch)[:, token, :], labels) through out_head,
+// then (plan.final_norm) final_norm and the blocks from the last down to plan.first_block;
+// block_grads[l - first_block] gets block l's gradients; then (plan.embeddings) tok_emb and pos_emb.
+// Unless plan.lowest_input_grad (that block's norm1 trains, or the embeddings), autograd stops at
+// the lowest block's attention weights (appendix E's LoRA).
+float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, const BackwardPlan& plan,
                           BlockGrads* block_grads, std::vector<float>& final_scale, std::vector<float>& final_shift,
-                          LinearGrads& out_head, StepKernels kernels, bool lowest_norm1_trains) {
+                          LinearGrads& out_head, std::vector<float>* tok_emb, std::vector<float>* pos_emb, StepKernels kernels) {
     const auto layer_norm_back = kernels == StepKernels::fast ? layer_norm_backward_fast : layer_norm_backward;
-    const std::size_t B = s.B, T = s.T, N = B * T, C = model.cfg.emb_dim, K = model.out_head.out_features();
-    // logits = model(input_batch)[:, -1, :]: [B, K]
-    std::vector<float> last(B * K), dlast(B * K);
+    const std::size_t B = s.B, T = s.T, N = B * T, C = model.cfg.emb_dim, K = model.out_head.out_features(), t = plan.token;
+    // logits = model(input_batch)[:, t, :]: [B, K]
+    std::vector<float> picked(B * K), dpicked(B * K);
     for (std::size_t b = 0; b < B; ++b)
-        std::copy_n(s.logits.begin() + static_cast<std::ptrdiff_t>(((b * T) + T - 1) * K), K, last.begin() + static_cast<std::ptrdiff_t>(b * K));
-    const float loss = cross_entropy_backward(last.data(), B, K, labels, dlast.data());  // cross_entropy, then its backward
-    // SelectBackward0: the gradient of logits [N, K] is zero but for the last position's rows
+        std::copy_n(s.logits.begin() + static_cast<std::ptrdiff_t>(((b * T) + t) * K), K, picked.begin() + static_cast<std::ptrdiff_t>(b * K));
+    const float loss = cross_entropy_backward(picked.data(), B, K, labels, dpicked.data());  // cross_entropy, then its backward
+    // SelectBackward0: the gradient of logits [N, K] is zero but for position t's rows
     std::vector<float> dlogits(N * K, 0.0f);
     for (std::size_t b = 0; b < B; ++b)
-        std::copy_n(dlast.begin() + static_cast<std::ptrdiff_t>(b * K), K, dlogits.begin() + static_cast<std::ptrdiff_t>(((b * T) + T - 1) * K));
+        std::copy_n(dpicked.begin() + static_cast<std::ptrdiff_t>(b * K), K, dlogits.begin() + static_cast<std::ptrdiff_t>(((b * T) + t) * K));
+    if (!plan.final_norm) {  // only out_head trains: its weight and bias gradients, nothing below
+        linear_layer_backward(model.out_head, s.normed.data(), dlogits.data(), N, nullptr, out_head);
+        return loss;
+    }
     // out_head (Linear with bias, or LinearWithLoRA), then final_norm
     std::vector<float> dnormed(N * C, 0.0f), dx(N * C, 0.0f);
     linear_layer_backward(model.out_head, s.normed.data(), dlogits.data(), N, dnormed.data(), out_head);
@@ -139,26 +212,32 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
     layer_norm_back(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C, static_cast<float>(model.final_norm.eps),
                     dx.data(), final_scale.data(), final_shift.data(), false);
     // the blocks, last first, as gpt_loss_backward walks them; dx is the block output's gradient.
-    // Nothing below first_block trains (the embeddings are frozen): the lowest one's input gradient
-    // is not computed, nor, unless it trains, norm1's.
     BlockBackwardBuffers buffers;
-    for (std::size_t l = model.trf_blocks.size(); l-- > first_block;)
-        block_backward(model.trf_blocks[l], s.blocks[l], N, dx.data(), block_grads[l - first_block], kernels, buffers,
-                       /*input_grad=*/l != first_block || lowest_norm1_trains);
+    for (std::size_t l = model.trf_blocks.size(); l-- > plan.first_block;)
+        block_backward(model.trf_blocks[l], s.blocks[l], N, dx.data(), block_grads[l - plan.first_block], kernels, buffers,
+                       /*input_grad=*/l != plan.first_block || plan.lowest_input_grad);
+    if (plan.embeddings) embeddings_backward(model, s, dx, *tok_emb, *pos_emb);
     return loss;
 }
 
 }  // namespace
 
 float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, ClassifierGrads& g,
-                               StepKernels kernels) {
+                               StepKernels kernels, TrainableLayers layers, int token_pos) {
     if (model.trf_blocks.empty()) throw std::invalid_argument("classifier_loss_backward: a model without transformer blocks");
-    return classifier_backward(model, s, labels, model.trf_blocks.size() - 1, &g.block, g.final_scale, g.final_shift, g.out_head, kernels,
-                               /*lowest_norm1_trains=*/true);
+    BackwardPlan plan;
+    plan.token = token_index(token_pos, s.T);
+    plan.first_block = first_trained_block(layers, model.trf_blocks.size());
+    plan.final_norm = layers != TrainableLayers::last_layer;
+    plan.embeddings = layers == TrainableLayers::all;
+    g.blocks.resize(model.trf_blocks.size() - plan.first_block);
+    return classifier_backward(model, s, labels, plan, g.blocks.data(), g.final_scale, g.final_shift, g.out_head, &g.tok_emb, &g.pos_emb,
+                               kernels);
 }
 
-ClassifierAdamW::ClassifierAdamW(GPTModel& model, AdamWOptions options)
-    : params_(trainable_parameters(model)), state_(params_.size()), options_(options), n_layers_(model.trf_blocks.size()) {}
+ClassifierAdamW::ClassifierAdamW(GPTModel& model, AdamWOptions options, TrainableLayers layers)
+    : params_(trainable_parameters(model, layers)), state_(params_.size()), options_(options), n_layers_(model.trf_blocks.size()),
+      layers_(layers) {}
 
 namespace {
 
@@ -182,14 +261,15 @@ void adamw_steps(const char* who, const std::vector<ParameterView>& params, std:
 }  // namespace
 
 void ClassifierAdamW::step(const ClassifierGrads& grads) {
-    adamw_steps("ClassifierAdamW::step", params_, state_, named_gradients(grads, n_layers_), options_);
+    adamw_steps("ClassifierAdamW::step", params_, state_, named_gradients(grads, n_layers_, layers_), options_);
 }
 
-float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels) {
+float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels,
+                            int token_pos) {
     GPTSaved saved;
     ClassifierGrads grads;
     gpt_forward(model, batch_inputs(batch), saved, kernels);
-    const float loss = classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels);  // loss.backward()
+    const float loss = classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.layers(), token_pos);
     optimizer.step(grads);
     return loss;
 }
@@ -232,8 +312,11 @@ float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, co
     for (const auto& [name, linear] : named_linears(model))
         if (!linear->lora) throw std::invalid_argument("lora_classifier_loss_backward: " + name + " has no LoRA adapter");
     g.blocks.resize(model.trf_blocks.size());
-    return classifier_backward(model, s, labels, 0, g.blocks.data(), g.final_scale, g.final_shift, g.out_head, kernels,
-                               /*lowest_norm1_trains=*/false);
+    BackwardPlan plan;  // the last token; every block's adapters train, nothing below them
+    plan.token = s.T - 1;
+    plan.lowest_input_grad = false;
+    return classifier_backward(model, s, labels, plan, g.blocks.data(), g.final_scale, g.final_shift, g.out_head, nullptr, nullptr,
+                               kernels);
 }
 
 LoRAAdamW::LoRAAdamW(GPTModel& model, AdamWOptions options)
@@ -253,10 +336,11 @@ float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const Cl
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
-                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print) {
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print, int token_pos) {
     return train_classifier_simple(
-        model, train_loader, val_loader, [&](const ClassificationBatch& batch) { train_classifier_step(model, optimizer, batch); }, gen,
-        num_epochs, eval_freq, eval_iter, print);
+        model, train_loader, val_loader,
+        [&](const ClassificationBatch& batch) { train_classifier_step(model, optimizer, batch, StepKernels::fast, token_pos); }, gen,
+        num_epochs, eval_freq, eval_iter, print, token_pos);
 }
 
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
@@ -272,7 +356,7 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
                                           const ClassificationLoader& val_loader,
                                           const std::function<void(const ClassificationBatch&)>& train_step, Generator& gen,
                                           std::size_t num_epochs, std::size_t eval_freq, std::size_t eval_iter,
-                                          const std::function<void(const std::string&)>& print) {
+                                          const std::function<void(const std::string&)>& print, int token_pos) {
     if (eval_freq == 0) throw std::invalid_argument("train_classifier_simple: eval_freq must be positive (global_step % 0)");
     ClassifierHistory history;
     long long global_step = -1;
@@ -287,8 +371,8 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
             if (global_step % static_cast<long long>(eval_freq) == 0) {
                 // evaluate_model: eval mode, no_grad, calc_loss_loader on both, back to train mode
                 model.train(false);
-                const double train_loss = calc_loss_loader(train_loader, model, gen, eval_iter);
-                const double val_loss = calc_loss_loader(val_loader, model, gen, eval_iter);
+                const double train_loss = calc_loss_loader(train_loader, model, gen, eval_iter, token_pos);
+                const double val_loss = calc_loss_loader(val_loader, model, gen, eval_iter, token_pos);
                 model.train(true);
                 history.train_losses.push_back(train_loss);
                 history.val_losses.push_back(val_loss);
@@ -296,8 +380,8 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
                                   train_loss, val_loss));
             }
         }
-        const double train_accuracy = calc_accuracy_loader(train_loader, model, gen, eval_iter);
-        const double val_accuracy = calc_accuracy_loader(val_loader, model, gen, eval_iter);
+        const double train_accuracy = calc_accuracy_loader(train_loader, model, gen, eval_iter, token_pos);
+        const double val_accuracy = calc_accuracy_loader(val_loader, model, gen, eval_iter, token_pos);
         print(fmt::format("Training accuracy: {:.2f}% | Validation accuracy: {:.2f}%", train_accuracy * 100,
                           val_accuracy * 100));
         history.train_accs.push_back(train_accuracy);

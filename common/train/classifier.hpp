@@ -8,6 +8,12 @@
 //   calc_loss_loader(loader, model, device, num_batches)        # chapter 5's, over calc_loss_batch above
 //   classify_review(text, model, tokenizer, device, max_length) # "spam" or "not spam"
 //
+// The bonus script ch06/02_bonus_additional-experiments/additional_experiments.py (exercises 6.1
+// to 6.3) varies two things, here as parameters:
+//   --trainable_token_pos first|last   model(input_batch)[:, trainable_token_pos, :], 0 or -1:
+//                                      `token_pos`, a Python index into T (default -1, the chapter's)
+//   --trainable_layers                 TrainableLayers below: which parameters requires_grad
+//
 // Letters: B batch, T tokens, C emb_dim, K classes.
 #pragma once
 
@@ -29,19 +35,23 @@ void replace_out_head(GPTModel& model, Generator& gen, std::size_t num_classes);
 
 // model(inputs)[:, -1, :]: inputs [B, T] -> [B, K], row-major.
 std::vector<float> last_token_logits(const GPTModel& model, const IdArray<2>& inputs);
+// model(inputs)[:, token_pos, :]; std::out_of_range as PyTorch's IndexError for a position outside [-T, T).
+std::vector<float> token_logits(const GPTModel& model, const IdArray<2>& inputs, int token_pos);
+// Python's index into T: token_pos, or T + token_pos when negative; std::out_of_range outside [-T, T).
+std::size_t token_index(int token_pos, std::size_t T);
 
-// cross_entropy(model(input_batch)[:, -1, :], target_batch)
-float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch);
+// cross_entropy(model(input_batch)[:, token_pos, :], target_batch)
+float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, int token_pos = -1);
 
 // The share of rows whose argmax (the first largest logit) is the label, over the first
 // num_batches batches (all when unset); sets the model to eval mode as the book's function does.
 double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model, Generator& gen,
-                            std::optional<std::size_t> num_batches = std::nullopt);
+                            std::optional<std::size_t> num_batches = std::nullopt, int token_pos = -1);
 
 // The mean of calc_loss_batch over the first num_batches batches, the losses added in double; NaN
 // for an empty loader.
 double calc_loss_loader(const ClassificationLoader& loader, const GPTModel& model, Generator& gen,
-                        std::optional<std::size_t> num_batches = std::nullopt);
+                        std::optional<std::size_t> num_batches = std::nullopt, int token_pos = -1);
 
 // classify_review(text, model, tokenizer, device, max_length, pad_token_id=50256): the text's
 // tokens cut to min(max_length, context_length), padded to max_length; "spam" when the last
@@ -56,44 +66,60 @@ std::string classify_review(const std::string& text, GPTModel& model, const Gpt2
 //   for param in model.trf_blocks[-1].parameters(): param.requires_grad = True
 //   for param in model.final_norm.parameters(): param.requires_grad = True
 // Only those get gradients: autograd stops at the last block's input, and AdamW(model.parameters())
-// skips the parameters whose .grad is None, so it updates only these.
+// skips the parameters whose .grad is None, so it updates only these. additional_experiments.py's
+// --trainable_layers chooses others:
+enum class TrainableLayers {
+    last_layer,       // out_head only (autograd stops at its input)
+    last_block,       // out_head, final_norm, trf_blocks[-1]: the chapter's
+    last_two_blocks,  // and trf_blocks[-2]
+    all,              // every parameter: tok_emb, pos_emb, every block, final_norm, out_head
+};
+// The script's names ("last_layer", "last_block", "last_two_blocks", "all"); std::invalid_argument
+// naming them for another.
+TrainableLayers parse_trainable_layers(const std::string& name);
+const char* trainable_layers_name(TrainableLayers layers);
 
 // The gradients of the trainable parameters, in model.parameters() order.
 struct ClassifierGrads {
-    BlockGrads block;  // trf_blocks[-1]
-    std::vector<float> final_scale, final_shift;
+    std::vector<float> tok_emb, pos_emb;          // TrainableLayers::all only
+    std::vector<BlockGrads> blocks;               // the trainable blocks, lowest first (none for last_layer)
+    std::vector<float> final_scale, final_shift;  // all but last_layer
     LinearGrads out_head;
 };
-std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const ClassifierGrads& grads,
-                                                                              std::size_t n_layers);
+std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const ClassifierGrads& grads, std::size_t n_layers,
+                                                                              TrainableLayers layers = TrainableLayers::last_block);
 // The trainable parameters (names and values) as model.named_parameters() yields those with
 // requires_grad.
-std::vector<ParameterView> trainable_parameters(GPTModel& model);
+std::vector<ParameterView> trainable_parameters(GPTModel& model, TrainableLayers layers = TrainableLayers::last_block);
 
-// loss = cross_entropy(model(input_batch)[:, -1, :], target_batch); loss.backward() through
-// out_head, final_norm and the last block, from a training forward `saved` (gpt_forward). labels
-// [B]. Gradients set. Returns the loss. StepKernels::fast: the fast LayerNorm, GELU and attention
-// backward (the same bits: classifier_test compares them).
+// loss = cross_entropy(model(input_batch)[:, token_pos, :], target_batch); loss.backward() through
+// out_head and what `layers` trains (the chapter's: final_norm and the last block), from a training
+// forward `saved` (gpt_forward). labels [B]. Gradients set. Returns the loss. StepKernels::fast:
+// the fast LayerNorm, GELU and attention backward (the same bits: classifier_test compares them).
 float classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, ClassifierGrads& grads,
-                               StepKernels kernels = StepKernels::fast);
+                               StepKernels kernels = StepKernels::fast, TrainableLayers layers = TrainableLayers::last_block,
+                               int token_pos = -1);
 
 // torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing above.
 class ClassifierAdamW {
 public:
-    ClassifierAdamW(GPTModel& model, AdamWOptions options);
+    ClassifierAdamW(GPTModel& model, AdamWOptions options, TrainableLayers layers = TrainableLayers::last_block);
     void step(const ClassifierGrads& grads);  // optimizer.step() after zero_grad() and loss.backward()
+    TrainableLayers layers() const { return layers_; }
 
 private:
     std::vector<ParameterView> params_;
     std::vector<AdamWState> state_;
     AdamWOptions options_;
     std::size_t n_layers_;
+    TrainableLayers layers_;
 };
 
 // One pass of the loop's body: zero_grad, calc_loss_batch, backward, optimizer.step; the forward
-// and backward through the fast kernels unless StepKernels::reference (the same bits).
+// and backward through the fast kernels unless StepKernels::reference (the same bits). The
+// optimizer's TrainableLayers say what the backward computes.
 float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch,
-                            StepKernels kernels = StepKernels::fast);
+                            StepKernels kernels = StepKernels::fast, int token_pos = -1);
 
 // ---- appendix E: LoRA (nn/lora.hpp) --------------------------------------------------------
 //   for param in model.parameters(): param.requires_grad = False
@@ -139,22 +165,23 @@ struct ClassifierHistory {
 };
 
 // train_classifier_simple(model, train_loader, val_loader, optimizer, device, num_epochs,
-// eval_freq, eval_iter): each line it prints goes to `print` (without its newline); `gen` is
-// torch's global generator (the loaders' draws, dropout).
+// eval_freq, eval_iter[, trainable_token_pos]): each line it prints goes to `print` (without its
+// newline); `gen` is torch's global generator (the loaders' draws, dropout).
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
-                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print);
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print,
+                                          int token_pos = -1);
 // The same loop with appendix E's optimizer (train_lora_classifier_step each batch).
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, LoRAAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
                                           std::size_t eval_iter, const std::function<void(const std::string&)>& print);
-// The loop itself, any training step.
+// The loop itself, any training step; the evaluations read the logits at token_pos.
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader,
                                           const std::function<void(const ClassificationBatch&)>& train_step, Generator& gen,
                                           std::size_t num_epochs, std::size_t eval_freq, std::size_t eval_iter,
-                                          const std::function<void(const std::string&)>& print);
+                                          const std::function<void(const std::string&)>& print, int token_pos = -1);
 
 }  // namespace llmfs

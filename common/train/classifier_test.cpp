@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -127,6 +128,47 @@ TEST_CASE("classifier: the notebook's fine-tuning (frozen but the last block, fi
     }
 }
 
+TEST_CASE("classifier: additional_experiments.py's token positions and trainable layers as PyTorch's", "[blas]") {
+    // data/tests/ch06/experiment_cases.txt: the bonus script's train_classifier_simple after its
+    // __main__'s freezing, 2.x's AdamW; tok_emb.weight at row 0 and the training set's ids only.
+    const auto cases = llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / "experiment_cases.txt").string());
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
+    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
+    ClassificationLoader train_loader(train, 8, true, true);
+    ClassificationLoader validation_loader(validation, 8, false, false);
+    std::set<std::int64_t> rows{0};
+    for (std::size_t i = 0; i < train.size(); ++i) rows.insert(train.input(i), train.input(i) + train.max_length());
+    for (const char* name : {"first last_block", "last last_layer", "last last_two_blocks", "last all", "first all"}) {
+        const std::string setup = name;
+        const int token_pos = setup.rfind("first", 0) == 0 ? 0 : -1;
+        const TrainableLayers layers = parse_trainable_layers(setup.substr(setup.find(' ') + 1));
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(123);
+        GPTModel model(gen, tiny());
+        gen.manual_seed(123);
+        replace_out_head(model, gen, 2);
+        gen.manual_seed(123);
+        AdamWOptions options;
+        options.lr = 5e-4;
+        options.weight_decay = 0.1;
+        ClassifierAdamW optimizer(model, options, layers);
+        std::string text;
+        const ClassifierHistory history = train_classifier_simple(
+            model, train_loader, validation_loader, optimizer, gen, 3, 1, 1, [&](const std::string& line) { text += line + "\n"; }, token_pos);
+        std::vector<ParameterView> params = trainable_parameters(model, layers);
+        std::vector<float> embedding_rows;  // tok_emb.weight[rows]
+        if (params.front().name == "tok_emb.weight") {
+            const std::size_t C = model.cfg.emb_dim;
+            for (const std::int64_t r : rows)
+                embedding_rows.insert(embedding_rows.end(), params.front().data + r * C, params.front().data + (r + 1) * C);
+            params.front() = {"tok_emb.weight", embedding_rows.data(), embedding_rows.size()};
+        }
+        text += history_text(history, params);
+        llmfs::testing::check_printed(std::string("classifier experiment ") + name, text, cases.at(name), 1e-3);
+    }
+}
+
 TEST_CASE("classifier: appendix E's LoRA fine-tuning (every Linear adapted, rank 4, alpha 6) as PyTorch's", "[blas]") {
     const auto cases =
         llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "appendix_e" / "lora_cases.txt").string());
@@ -181,10 +223,21 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+template <class Optimizer>
+Optimizer make_optimizer(GPTModel& model, AdamWOptions options, TrainableLayers layers);
+template <>
+ClassifierAdamW make_optimizer<ClassifierAdamW>(GPTModel& model, AdamWOptions options, TrainableLayers layers) {
+    return ClassifierAdamW(model, options, layers);
+}
+template <>
+LoRAAdamW make_optimizer<LoRAAdamW>(GPTModel& model, AdamWOptions options, TrainableLayers) {
+    return LoRAAdamW(model, options);
+}
+
 // Three steps of both step kernels from the same model on the same batches: the losses and the
 // trained parameters, bit for bit. Both make the same BLAS calls, so this holds under every kernel.
 template <class Optimizer, class Step, class Params>
-void check_fast_step(bool lora, Step step, Params params) {
+void check_fast_step(bool lora, Step step, Params params, TrainableLayers layers = TrainableLayers::last_block) {
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
     SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
     std::vector<float> trained[2], losses[2];
@@ -204,7 +257,7 @@ void check_fast_step(bool lora, Step step, Params params) {
         }
         AdamWOptions options;
         options.lr = 5e-3;
-        Optimizer optimizer(model, options);
+        Optimizer optimizer = make_optimizer<Optimizer>(model, options, layers);
         model.train(true);
         ClassificationLoader loader(train, 8, true, true);
         gen.manual_seed(7);
@@ -224,6 +277,19 @@ TEST_CASE("classifier: the fast step (frozen but the last block) gives the refer
     check_fast_step<ClassifierAdamW>(
         false, [](GPTModel& m, ClassifierAdamW& o, const ClassificationBatch& b, StepKernels k) { return train_classifier_step(m, o, b, k); },
         [](GPTModel& m) { return trainable_parameters(m); });
+}
+
+TEST_CASE("classifier: the fast step gives the reference step's bits for every token position and trainable layers, on every kernel") {
+    for (const TrainableLayers layers : {TrainableLayers::last_layer, TrainableLayers::last_two_blocks, TrainableLayers::all})
+        for (const int token_pos : {0, -1, 3}) {
+            INFO(trainable_layers_name(layers) << ", token_pos " << token_pos);
+            check_fast_step<ClassifierAdamW>(
+                false,
+                [&](GPTModel& m, ClassifierAdamW& o, const ClassificationBatch& b, StepKernels k) {
+                    return train_classifier_step(m, o, b, k, token_pos);
+                },
+                [&](GPTModel& m) { return trainable_parameters(m, layers); }, layers);
+        }
 }
 
 TEST_CASE("classifier: the fast LoRA step gives the reference step's bits, on every kernel") {

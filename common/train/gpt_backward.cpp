@@ -84,11 +84,7 @@ float gpt_loss_backward_reference(const GPTModel& model, const GPTSaved& s, cons
     BlockBackwardBuffers buffers;
     for (std::size_t l = model.trf_blocks.size(); l-- > 0;)
         block_backward(model.trf_blocks[l], s.blocks[l], N, dx.data(), g.blocks[l], StepKernels::reference, buffers);
-    dropout_backward(s.noise_emb, dx);  // drop_emb
-    g.tok_emb.assign(model.tok_emb.weight.data.size(), 0.0f);
-    g.pos_emb.assign(model.pos_emb.weight.data.size(), 0.0f);
-    embedding_backward(s.ids.data(), dx.data(), N, V, C, g.tok_emb.data());
-    position_embedding_backward(dx.data(), s.B, s.T, C, model.cfg.context_length, g.pos_emb.data());
+    embeddings_backward(model, s, dx, g.tok_emb, g.pos_emb);
     return loss;
 }
 
@@ -188,15 +184,21 @@ float gpt_loss_backward_fast(const GPTModel& model, const GPTSaved& s, const std
     BlockBackwardBuffers buffers;
     for (std::size_t l = model.trf_blocks.size(); l-- > 0;)
         block_backward(model.trf_blocks[l], s.blocks[l], N, dx.data(), g.blocks[l], StepKernels::fast, buffers);
-    dropout_backward(s.noise_emb, dx);  // drop_emb
-    g.tok_emb.resize(model.tok_emb.weight.data.size());  // both set in full below
-    g.pos_emb.resize(model.pos_emb.weight.data.size());
-    embedding_backward(s.ids.data(), dx.data(), N, V, C, g.tok_emb.data());
-    position_embedding_backward(dx.data(), s.B, s.T, C, model.cfg.context_length, g.pos_emb.data());
+    embeddings_backward(model, s, dx, g.tok_emb, g.pos_emb);
     return loss;
 }
 
 }  // namespace
+
+void embeddings_backward(const GPTModel& model, const GPTSaved& s, std::vector<float>& dx, std::vector<float>& tok_emb,
+                         std::vector<float>& pos_emb) {
+    const std::size_t N = s.B * s.T, V = model.cfg.vocab_size, C = model.cfg.emb_dim;
+    dropout_backward(s.noise_emb, dx);  // drop_emb
+    tok_emb.resize(model.tok_emb.weight.data.size());  // both set in full below
+    pos_emb.resize(model.pos_emb.weight.data.size());
+    embedding_backward(s.ids.data(), dx.data(), N, V, C, tok_emb.data());
+    position_embedding_backward(dx.data(), s.B, s.T, C, model.cfg.context_length, pos_emb.data());
+}
 
 void block_backward(const TransformerBlock& block, const BlockSaved& bs, std::size_t N, float* dx, BlockGrads& bg, StepKernels kernels,
                     BlockBackwardBuffers& buf, bool input_grad) {

@@ -90,6 +90,11 @@ struct BlockBackwardBuffers {
 void block_backward(const TransformerBlock& block, const BlockSaved& saved, std::size_t N, float* dx, BlockGrads& bg, StepKernels kernels,
                     BlockBackwardBuffers& buffers, bool input_grad = true);
 
+// Below the first block: dx [N, C], the gradient of the first block's input, through drop_emb's
+// mask, into tok_emb [V, C] and pos_emb [context, C] (both set): tok_embeds + pos_embeds' backward.
+void embeddings_backward(const GPTModel& model, const GPTSaved& saved, std::vector<float>& dx, std::vector<float>& tok_emb,
+                         std::vector<float>& pos_emb);
+
 // loss = cross_entropy(logits.flatten(0, 1), targets.flatten()) of the saved forward, then
 // loss.backward() into `grads` (set, not accumulated). targets [N]. Returns the loss.
 float gpt_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* targets, GPTGrads& grads,

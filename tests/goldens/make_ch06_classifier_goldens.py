@@ -7,6 +7,9 @@ The tiny model: vocab 50257, context 128, emb_dim 8, 2 heads, 2 layers, drop_rat
 True, drawn under torch.manual_seed(123); its out_head replaced under torch.manual_seed(123) by
 Linear(8, 2), as the notebook does. float32 values are written with %.9g (which tells every
 float32 apart), Python floats with %.17g. Then the notebook's fine-tuning (training_cases). Writes data/tests/ch06/classifier_cases.txt.
+And the bonus script ch06/02_bonus_additional-experiments/additional_experiments.py's
+train_classifier_simple under its --trainable_token_pos and --trainable_layers choices
+(experiment_cases): data/tests/ch06/experiment_cases.txt.
 
 usage: OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/make_ch06_classifier_goldens.py BOOK
 """
@@ -64,6 +67,70 @@ def training_cases(book, GPTModel, train_loader, val_loader, device):
                   for name, p in model.named_parameters() if p.requires_grad]
         out.append((f"train {version}", printed.getvalue().rstrip("\n") + "\n" + "\n".join(lists) +
                     f"\n{examples_seen}\n" + "\n".join(params)))
+    return out
+
+
+EXPERIMENTS = [("first", "last_block"), ("last", "last_layer"), ("last", "last_two_blocks"), ("last", "all"), ("first", "all")]
+
+
+def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
+    """additional_experiments.py's choices on the tiny model, as its __main__ makes them: every
+    parameter frozen; torch.manual_seed(123), the new head; --trainable_layers unfreezes (last_layer:
+    nothing more; last_block: trf_blocks[-1] and final_norm; last_two_blocks: and trf_blocks[-2];
+    all: every parameter); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
+    decay 0.1, PyTorch 2.x's step); the script's train_classifier_simple with trainable_token_pos
+    0 (first) or -1 (last) for 3 epochs, eval_freq 1, eval_iter 1. Each case as training_cases',
+    but tok_emb.weight (50257 rows) only at the rows of row 0 and of the ids in train.csv's
+    batches (the others only decay), in increasing id order."""
+    import contextlib
+    import importlib.util
+    import io
+    import torch
+    import torch2x_adamw
+
+    spec = importlib.util.spec_from_file_location(
+        "additional_experiments", pathlib.Path(BOOK, "ch06", "02_bonus_additional-experiments", "additional_experiments.py"))
+    bonus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bonus)  # its __main__ block does not run
+    torch2x_adamw.install()
+    rows = sorted(set(train_ids) | {0})
+    out = []
+    for position, layers in EXPERIMENTS:
+        torch.manual_seed(123)
+        model = GPTModel(TINY)
+        model.eval()
+        for param in model.parameters():
+            param.requires_grad = False
+        torch.manual_seed(123)
+        model.out_head = torch.nn.Linear(in_features=TINY["emb_dim"], out_features=2)
+        if layers in ("last_block", "last_two_blocks"):
+            for param in model.trf_blocks[-1].parameters():
+                param.requires_grad = True
+            for param in model.final_norm.parameters():
+                param.requires_grad = True
+            if layers == "last_two_blocks":
+                for param in model.trf_blocks[-2].parameters():
+                    param.requires_grad = True
+        elif layers == "all":
+            for param in model.parameters():
+                param.requires_grad = True
+        torch.manual_seed(123)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.1)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            train_losses, val_losses, train_accs, val_accs, examples_seen = bonus.train_classifier_simple(
+                model, train_loader, val_loader, optimizer, device, num_epochs=3, eval_freq=1, eval_iter=1,
+                trainable_token_pos={"first": 0, "last": -1}[position])
+        lists = [" ".join("%.17g" % v for v in values) for values in (train_losses, val_losses, train_accs, val_accs)]
+        params = []
+        for name, p in model.named_parameters():
+            if not p.requires_grad:
+                continue
+            values = p.detach()[rows] if name == "tok_emb.weight" else p.detach()
+            params.append(f"{name} " + " ".join("%.9g" % v for v in values.flatten().tolist()))
+        out.append((f"{position} {layers}", printed.getvalue().rstrip("\n") + "\n" + "\n".join(lists) +
+                    f"\n{examples_seen}\n" + "\n".join(params)))
+    torch2x_adamw.uninstall()
     return out
 
 
@@ -125,6 +192,10 @@ def main():
     cases += training_cases(book, GPTModel, train_loader, val_loader, device)
     with open(OUT / "classifier_cases.txt", "w") as f:
         for name, text in cases:
+            f.write(f"case {name}\n{text}\nend\n")
+    train_ids = [i for text in train_dataset.encoded_texts for i in text]
+    with open(OUT / "experiment_cases.txt", "w") as f:
+        for name, text in experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
             f.write(f"case {name}\n{text}\nend\n")
 
 
