@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "llmfs/app/cli.hpp"
+#include "llmfs/text/data_dir.hpp"
 #include "llmfs/train/class_finetune.hpp"
 #include "llmfs/train/classifier.hpp"
 
@@ -145,6 +146,62 @@ void run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOption
     }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     std::cerr << fmt::format("Training completed in {:.2f} minutes.", minutes) << std::endl;
+}
+
+// ---- chapter 6's exercises ---------------------------------------------------------------------
+
+void add_classifier_exercise_options(CLI::App& app, ClassifierExerciseOptions& o) {
+    auto* data = app.add_option("--data", o.data, "the SMS Spam Collection: sms_spam_collection.zip as the notebook downloads it, or its TSV")
+                     ->type_name("FILE");
+    auto* weights = app.add_option("--weights", o.weights,
+                                   "OpenAI's GPT-2 124M: the gpt2/124M folder gpt_download.py writes (the default, as the script reads it), "
+                                   "Hugging Face's model.safetensors or the book's model.pth")
+                        ->type_name("PATH");
+    app.add_flag("--small", o.small,
+                 "the tests' small SMS collection (data/tests/ch06/sms_clean.tsv) and a small random GPT (the script's --weights "
+                 "random, emb_dim 12, 2 heads, 2 layers, context 256): seconds; what llmfs-exercise check runs")
+        ->excludes(data)
+        ->excludes(weights);
+    app.callback([&o] {  // after parsing: a usage error (exit 2)
+        if (!o.small && o.data.empty())
+            throw CLI::ValidationError("--data", "FILE is required (the SMS Spam Collection: sms_spam_collection.zip or its TSV), or --small");
+    });
+    add_pytorch_option(app, o.pytorch);
+}
+
+ClassExperimentOptions classifier_exercise_experiment(const ClassifierExerciseOptions& o, int variant) {
+    ClassExperimentOptions e;
+    e.write_csvs = false;
+    e.pytorch = *parse_pytorch_version(o.pytorch);
+    if (!o.small) {
+        if (o.data.empty())
+            throw std::invalid_argument("--data FILE is required (the SMS Spam Collection: sms_spam_collection.zip or its TSV), or --small");
+        e.data = o.data;
+        e.weights_file = o.weights;
+        return e;
+    }
+    e.data = (data_dir() / "tests" / "ch06" / "sms_clean.tsv").string();
+    e.pretrained = false;
+    GPTConfig c = ClassifierModelOptions::base_config_124m();
+    c.emb_dim = variant == 1 ? 16 : 12;
+    c.n_heads = variant == 1 ? 4 : 2;
+    c.n_layers = variant == 1 ? 1 : 2;
+    c.context_length = variant == 1 ? 128 : 256;
+    e.random_config = c;
+    return e;
+}
+
+void run_classifier_exercise(Notebook& nb, const ClassExperimentOptions& e, const std::string& flags) {
+    if (e.random_config)
+        nb.note(fmt::format("--small: the tests' SMS collection and the script's --weights random with a small GPT (emb_dim {}, "
+                            "n_heads {}, n_layers {}, context_length {})",
+                            e.random_config->emb_dim, e.random_config->n_heads, e.random_config->n_layers, e.random_config->context_length));
+    nb.note("The script's download line is not printed (nothing is downloaded); \"Training completed in X minutes.\" goes to "
+            "standard error: the minutes are this machine's.");
+    nb.code("python additional_experiments.py" + std::string(flags.empty() ? "" : " ") + flags);
+    run_class_experiment(
+        e, [&](const std::string& line) { nb.print(line); }, [](const std::string& line) { std::cerr << line << std::endl; },
+        [](const std::string& line) { std::cerr << line << std::endl; });
 }
 
 }  // namespace llmfs

@@ -13,6 +13,7 @@
 
 #include "llmfs/app/notebook.hpp"
 #include "llmfs/nn/gpt.hpp"
+#include "llmfs/train/class_experiments.hpp"
 #include "llmfs/train/classification_data.hpp"
 
 namespace llmfs {
@@ -54,5 +55,27 @@ void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamD
 // printed; progress and "Training completed in X minutes." on stderr (the minutes are the machine's).
 void run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOptions& options, GPTModel& model, const SpamData& data,
                        double lr, bool lora);
+
+// ---- chapter 6's exercises: their answers are runs of the bonus additional_experiments.py ----------
+
+struct ClassifierExerciseOptions {
+    std::string data;                  // --data FILE: the SMS Spam Collection (zip or TSV)
+    std::string weights = "gpt2/124M";  // --weights: OpenAI's weights (gpt_download.py's folder, model.safetensors, model.pth)
+    bool small = false;                // --small: the tests' collection and a small random GPT (what check runs)
+    std::string pytorch = "2";         // --pytorch: whose AdamW update
+};
+// --data, --weights, --small (which excludes both), --pytorch.
+void add_classifier_exercise_options(CLI::App& app, ClassifierExerciseOptions& options);
+
+// The script's run with its defaults (the chapter's setting: the last token, the last block, the
+// longest training example) from --data and --weights; with --small, data/tests/ch06/sms_clean.tsv
+// and a random GPT drawn under torch.manual_seed(123) (the script's --weights random) of emb_dim 12,
+// 2 heads, 2 layers and context 256 (variant 1: emb_dim 16, 4 heads, 1 layer, context 128).
+// std::invalid_argument when neither --data nor --small is given.
+ClassExperimentOptions classifier_exercise_experiment(const ClassifierExerciseOptions& options, int variant);
+
+// The exercise's run: `flags` (the script's command line, e.g. "--trainable_token_pos first") as
+// its code cell, its lines printed, "Training completed in X minutes." on stderr; the CSVs are not written.
+void run_classifier_exercise(Notebook& nb, const ClassExperimentOptions& experiment, const std::string& flags);
 
 }  // namespace llmfs

@@ -100,6 +100,23 @@ const std::vector<Exercise>& exercises() {
          // tests/goldens/resume_reference.py's first run: the-verdict.txt, 2.x's AdamW
          {"--seed", "123", "--context-length", "16", "--emb-dim", "24", "--n-heads", "12", "--n-layers", "1", "--drop-rate", "0.1",
           "--lr", "0.0004", "--weight-decay", "0.1", "--epochs", "1"}},
+        {"6.1", "ch06_exercise_6_1", "Increasing the context length",
+         "Chapter 6 pads every message to the longest one in the training set. Pad the inputs to the maximum number of\n"
+         "tokens the model supports instead (its context length) and compare the accuracies with the chapter's: choose\n"
+         "the datasets' max_length as additional_experiments.py's --context_length names it. check runs a small random GPT\n"
+         "on the tests' small collection (--small); with --data and OpenAI's weights it is the book's experiment.",
+         {"\"longest_training_example\"", "\"model_context_length\"", "std::string"}, {"--small"}},
+        {"6.2", "ch06_exercise_6_2", "Fine-tuning the whole model",
+         "Chapter 6 fine-tunes only the last transformer block, final_norm and the new head. Fine-tune the entire model\n"
+         "instead (the embeddings and every block too) and compare the accuracies: choose the trainable layers as\n"
+         "additional_experiments.py's --trainable_layers names them. check runs a small random GPT on the tests' small\n"
+         "collection (--small).",
+         {"TrainableLayers::last_layer, last_block, last_two_blocks, all"}, {"--small"}},
+        {"6.3", "ch06_exercise_6_3", "Fine-tuning the first versus last token",
+         "Chapter 6 trains and judges the classifier on the last output token's logits, model(input_batch)[:, -1, :].\n"
+         "Fine-tune on the first output token instead and compare the accuracies: return its index (a Python index\n"
+         "into the tokens). check runs a small random GPT on the tests' small collection (--small).",
+         {"int (a Python index: 0 the first, -1 the last)"}, {"--small"}},
         {"7.1", "ch07_exercise_7_1", "Changing prompt styles",
          "Chapter 7 prompts in the Alpaca style (\"Below is an instruction that describes a task. ... ### Instruction:\n...\").\n"
          "Microsoft's Phi-3 models use a shorter one: \"<|user|>\", a newline and the instruction, then a newline and\n"
@@ -118,7 +135,7 @@ const std::vector<Exercise>& exercises() {
     // every run trains (seconds); the variant shuffles after another seed, so printed losses fail it.
     const std::map<std::string, int> counts = {{"2.1", 3}, {"2.2", 3}, {"3.1", 3}, {"3.2", 3}, {"3.3", 3}, {"4.1", 3}, {"4.2", 1},
                                                {"4.3", 3}, {"5.1", 3}, {"5.3", 3}, {"5.4", 1},
-                                               {"7.1", 3}, {"7.2", 3}};
+                                               {"6.1", 1}, {"6.2", 1}, {"6.3", 1}, {"7.1", 3}, {"7.2", 3}};
     for (Exercise& e : list) e.variants = numbered_variants(counts.at(e.id));
     return list;
     }();

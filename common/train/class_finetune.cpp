@@ -20,18 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The three CSVs, each written to NAME.tmp and renamed once all are written.
-void write_csvs(const fs::path& dir, const SplitData& split) {
-    const std::pair<const char*, const std::vector<LabeledMessage>*> files[] = {
-        {"train.csv", &split.train}, {"validation.csv", &split.validation}, {"test.csv", &split.test}};
-    for (const auto& [name, rows] : files) {
-        std::ofstream out(dir / (std::string(name) + ".tmp"), std::ios::binary);
-        out << to_csv(*rows);
-        if (!out.flush()) throw std::runtime_error("cannot write " + (dir / name).string() + ".tmp");
-    }
-    for (const auto& [name, rows] : files) fs::rename(dir / (std::string(name) + ".tmp"), dir / name);
-}
-
 // The script's BASE_CONFIG for --test_mode.
 GPTConfig test_mode_config() {
     GPTConfig c;
@@ -107,7 +95,7 @@ void run_class_finetune(const ClassFinetuneOptions& o, const std::function<void(
                                                  "`max_length={}`", train_dataset.max_length(), model->cfg.context_length,
                                                  model->cfg.context_length));
     }
-    write_csvs(o.out_dir, split);
+    write_split_csvs(o.out_dir, split);
     // Modify the pretrained model: every parameter frozen but the new head, the last block, final_norm
     gen.manual_seed(123);
     replace_out_head(*model, gen, 2);

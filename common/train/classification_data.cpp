@@ -240,6 +240,17 @@ SplitData random_split(const std::vector<LabeledMessage>& df, double train_frac,
     return split;
 }
 
+void write_split_csvs(const std::filesystem::path& dir, const SplitData& split) {
+    const std::pair<const char*, const std::vector<LabeledMessage>*> files[] = {
+        {"train.csv", &split.train}, {"validation.csv", &split.validation}, {"test.csv", &split.test}};
+    for (const auto& [name, rows] : files) {
+        std::ofstream out(dir / (std::string(name) + ".tmp"), std::ios::binary);
+        out << to_csv(*rows);
+        if (!out.flush()) throw std::runtime_error("cannot write " + (dir / name).string() + ".tmp");
+    }
+    for (const auto& [name, rows] : files) std::filesystem::rename(dir / (std::string(name) + ".tmp"), dir / name);
+}
+
 std::string to_csv(const std::vector<LabeledMessage>& df) {
     std::string out = "Label,Text\n";
     for (const LabeledMessage& m : df) {

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,10 @@ SplitData random_split(const std::vector<LabeledMessage>& df, double train_frac,
 // df.to_csv(path, index=None): "Label,Text\n", then each row, the text quoted ('"', doubled inside)
 // when it holds ',', '"' or '\n' (Python's csv.QUOTE_MINIMAL with pandas' line terminator "\n").
 std::string to_csv(const std::vector<LabeledMessage>& df);
+
+// train_df.to_csv("train.csv", index=None), validation.csv and test.csv's the same, into `dir`: each
+// written to NAME.tmp, then all three renamed (no half-written set). std::runtime_error when one cannot be written.
+void write_split_csvs(const std::filesystem::path& dir, const SplitData& split);
 
 // pd.read_csv(path) of a CSV that to_csv wrote: a header "Label,Text", labels 0 or 1.
 // std::runtime_error on another header, a label that is not 0 or 1, or a record of another width.
