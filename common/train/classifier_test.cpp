@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <set>
 #include <string>
@@ -99,29 +100,49 @@ TEST_CASE("classifier: the two-class head, accuracy, loss and classify_review as
     CHECK_THROWS_WITH(classify_review(ham, model, tokenizer, 129), Catch::Contains("exceeds model's supported context length"));
 }
 
+namespace {
+
+// The splits in data/tests/ch06/ and the notebook's loaders over them (batch 8; the training one
+// shuffled, drop_last), as the golden scripts make them.
+struct TinySplits {
+    Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train{read_labeled_csv(slurp("train.csv")), tokenizer};
+    SpamDataset validation{read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length()};
+    ClassificationLoader train_loader{train, 8, true, true};
+    ClassificationLoader validation_loader{validation, 8, false, false};
+};
+
+// The golden scripts' fine-tuning of the tiny GPT: seed 123, the model; seed 123, the head; seed
+// 123, AdamW (lr 5e-4, weight decay 0.1) over what `layers` trains; train_classifier_simple for 3
+// epochs (eval_freq 1, eval_iter 1) at token_pos. Its printed lines, then history_text of
+// `params(model)`.
+std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, TrainableLayers layers, int token_pos,
+                          const std::function<std::vector<ParameterView>(GPTModel&)>& params) {
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(123);
+    GPTModel model(gen, tiny());
+    gen.manual_seed(123);
+    replace_out_head(model, gen, 2);
+    gen.manual_seed(123);
+    AdamWOptions options;
+    options.lr = 5e-4;
+    options.weight_decay = 0.1;
+    options.version = version;
+    ClassifierAdamW optimizer(model, options, layers);
+    std::string text;
+    const ClassifierHistory history = train_classifier_simple(
+        model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, [&](const std::string& line) { text += line + "\n"; }, token_pos);
+    return text + history_text(history, params(model));
+}
+
+}  // namespace
+
 TEST_CASE("classifier: the notebook's fine-tuning (frozen but the last block, final_norm and the head) as PyTorch's", "[blas]") {
     const auto cases = llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / "classifier_cases.txt").string());
-    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
-    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
-    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
-    ClassificationLoader train_loader(train, 8, true, true);
-    ClassificationLoader validation_loader(validation, 8, false, false);
+    const TinySplits splits;
     for (const auto& [version, name] : {std::pair{PyTorchVersion::v2, "2"}, std::pair{PyTorchVersion::v1_13, "1.13"}}) {
-        Generator gen(BernoulliKernel::standard);
-        gen.manual_seed(123);
-        GPTModel model(gen, tiny());
-        gen.manual_seed(123);
-        replace_out_head(model, gen, 2);
-        gen.manual_seed(123);
-        AdamWOptions options;
-        options.lr = 5e-4;
-        options.weight_decay = 0.1;
-        options.version = version;
-        ClassifierAdamW optimizer(model, options);
-        std::string text;
-        const ClassifierHistory history = train_classifier_simple(model, train_loader, validation_loader, optimizer, gen, 3, 1, 1,
-                                                                  [&](const std::string& line) { text += line + "\n"; });
-        text += history_text(history, trainable_parameters(model));
+        const std::string text = tiny_finetune(splits, version, TrainableLayers::last_block, -1,
+                                               [](GPTModel& m) { return trainable_parameters(m); });
         // Under another kernel, six AdamW steps move the weights apart by up to 6e-5 (Sandybridge,
         // 2026-12-06): close within 1e-3, the accuracies' counts still equal.
         llmfs::testing::check_printed(std::string("classifier training ") + name, text, cases.at(std::string("train ") + name), 1e-3);
@@ -132,39 +153,24 @@ TEST_CASE("classifier: additional_experiments.py's token positions and trainable
     // data/tests/ch06/experiment_cases.txt: the bonus script's train_classifier_simple after its
     // __main__'s freezing, 2.x's AdamW; tok_emb.weight at row 0 and the training set's ids only.
     const auto cases = llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "ch06" / "experiment_cases.txt").string());
-    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
-    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
-    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
-    ClassificationLoader train_loader(train, 8, true, true);
-    ClassificationLoader validation_loader(validation, 8, false, false);
+    const TinySplits splits;
     std::set<std::int64_t> rows{0};
-    for (std::size_t i = 0; i < train.size(); ++i) rows.insert(train.input(i), train.input(i) + train.max_length());
+    for (std::size_t i = 0; i < splits.train.size(); ++i) rows.insert(splits.train.input(i), splits.train.input(i) + splits.train.max_length());
     for (const char* name : {"first last_block", "last last_layer", "last last_two_blocks", "last all", "first all"}) {
         const std::string setup = name;
         const int token_pos = setup.rfind("first", 0) == 0 ? 0 : -1;
         const TrainableLayers layers = parse_trainable_layers(setup.substr(setup.find(' ') + 1));
-        Generator gen(BernoulliKernel::standard);
-        gen.manual_seed(123);
-        GPTModel model(gen, tiny());
-        gen.manual_seed(123);
-        replace_out_head(model, gen, 2);
-        gen.manual_seed(123);
-        AdamWOptions options;
-        options.lr = 5e-4;
-        options.weight_decay = 0.1;
-        ClassifierAdamW optimizer(model, options, layers);
-        std::string text;
-        const ClassifierHistory history = train_classifier_simple(
-            model, train_loader, validation_loader, optimizer, gen, 3, 1, 1, [&](const std::string& line) { text += line + "\n"; }, token_pos);
-        std::vector<ParameterView> params = trainable_parameters(model, layers);
         std::vector<float> embedding_rows;  // tok_emb.weight[rows]
-        if (params.front().name == "tok_emb.weight") {
-            const std::size_t C = model.cfg.emb_dim;
-            for (const std::int64_t r : rows)
-                embedding_rows.insert(embedding_rows.end(), params.front().data + r * C, params.front().data + (r + 1) * C);
-            params.front() = {"tok_emb.weight", embedding_rows.data(), embedding_rows.size()};
-        }
-        text += history_text(history, params);
+        const std::string text = tiny_finetune(splits, PyTorchVersion::v2, layers, token_pos, [&](GPTModel& model) {
+            std::vector<ParameterView> params = trainable_parameters(model, layers);
+            if (params.front().name == "tok_emb.weight") {
+                const std::size_t C = model.cfg.emb_dim;
+                for (const std::int64_t r : rows)
+                    embedding_rows.insert(embedding_rows.end(), params.front().data + r * C, params.front().data + (r + 1) * C);
+                params.front() = {"tok_emb.weight", embedding_rows.data(), embedding_rows.size()};
+            }
+            return params;
+        });
         llmfs::testing::check_printed(std::string("classifier experiment ") + name, text, cases.at(name), 1e-3);
     }
 }
@@ -172,11 +178,8 @@ TEST_CASE("classifier: additional_experiments.py's token positions and trainable
 TEST_CASE("classifier: appendix E's LoRA fine-tuning (every Linear adapted, rank 4, alpha 6) as PyTorch's", "[blas]") {
     const auto cases =
         llmfs::testing::load_cases((std::filesystem::path(LLMFS_TEST_DATA_DIR) / "appendix_e" / "lora_cases.txt").string());
-    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
-    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
-    SpamDataset validation(read_labeled_csv(slurp("validation.csv")), tokenizer, train.max_length());
-    ClassificationLoader train_loader(train, 8, true, true);
-    ClassificationLoader validation_loader(validation, 8, false, false);
+    const TinySplits splits;
+    const Gpt2Tokenizer& tokenizer = splits.tokenizer;
     const std::vector<std::int64_t> ids = tokenizer.encode("Do you have time");
     for (const auto& [version, name] : {std::pair{PyTorchVersion::v2, "2"}, std::pair{PyTorchVersion::v1_13, "1.13"}}) {
         Generator gen(BernoulliKernel::standard);
@@ -193,7 +196,7 @@ TEST_CASE("classifier: appendix E's LoRA fine-tuning (every Linear adapted, rank
         options.version = version;
         LoRAAdamW optimizer(model, options);
         std::string text;
-        const ClassifierHistory history = train_classifier_simple(model, train_loader, validation_loader, optimizer, gen, 3, 1, 1,
+        const ClassifierHistory history = train_classifier_simple(model, splits.train_loader, splits.validation_loader, optimizer, gen, 3, 1, 1,
                                                                   [&](const std::string& line) { text += line + "\n"; });
         text += history_text(history, lora_parameters(model));
         model.train(false);

@@ -34,7 +34,6 @@ import json
 import os
 import pathlib
 import sys
-import types
 
 import book_checkout
 from notebook_cells import exercise_cells, run_cell
@@ -78,13 +77,8 @@ def parse_args(args):
 def install_stand_ins():
     import tiktoken_stub
     tiktoken_stub.install()
-    for name in ("tensorflow", "tqdm", "requests"):
-        try:
-            __import__(name)
-        except ImportError:
-            stub = types.ModuleType(name)
-            stub.tqdm = None
-            sys.modules[name] = stub
+    import empty_modules
+    empty_modules.install("tensorflow", "tqdm", "requests")
 
 
 def main():

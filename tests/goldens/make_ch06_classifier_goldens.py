@@ -17,7 +17,6 @@ import json
 import os
 import pathlib
 import sys
-import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book_checkout  # noqa: E402
@@ -137,13 +136,8 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
 def main():
     import tiktoken_stub
     tiktoken_stub.install()
-    for name in ("tensorflow", "tqdm", "requests", "matplotlib", "matplotlib.pyplot"):
-        try:
-            __import__(name)
-        except ImportError:
-            stub = types.ModuleType(name)
-            stub.tqdm = None
-            sys.modules[name] = stub
+    import empty_modules
+    empty_modules.install("tensorflow", "tqdm", "requests", "matplotlib", "matplotlib.pyplot")
     sys.path.insert(0, str(pathlib.Path(BOOK, FOLDER)))
     import tiktoken
     import torch

@@ -25,7 +25,6 @@ import io
 import os
 import pathlib
 import sys
-import types
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -158,13 +157,8 @@ def main():
 
     import tiktoken_stub
     tiktoken_stub.install()
-    for name in ("tensorflow", "tqdm", "requests", "matplotlib", "matplotlib.pyplot"):
-        try:
-            __import__(name)
-        except ImportError:
-            stub = types.ModuleType(name)
-            stub.tqdm = None
-            sys.modules[name] = stub
+    import empty_modules
+    empty_modules.install("tensorflow", "tqdm", "requests", "matplotlib", "matplotlib.pyplot")
     sys.path.insert(0, str(pathlib.Path(BOOK, SCRIPT).parent))
     import gpt_class_finetune as book
 

@@ -24,7 +24,6 @@ import pathlib
 import shutil
 import sys
 import tempfile
-import types
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,13 +61,8 @@ def main():
     import torch2x_adamw
     tiktoken_stub.install()
     torch2x_adamw.install()
-    for name in ("tensorflow", "tqdm"):
-        try:
-            __import__(name)
-        except ImportError:
-            stub = types.ModuleType(name)
-            stub.tqdm = None
-            sys.modules[name] = stub
+    import empty_modules
+    empty_modules.install("tensorflow", "tqdm")
     script = pathlib.Path(BOOK, SCRIPT).resolve()
     sys.path.insert(0, str(script.parent))
     code = compile(patched_source(script), str(script), "exec")

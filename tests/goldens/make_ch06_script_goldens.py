@@ -18,7 +18,6 @@ import runpy
 import shutil
 import sys
 import tempfile
-import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import book_checkout  # noqa: E402
@@ -35,13 +34,8 @@ def main():
     import torch2x_adamw
     tiktoken_stub.install()
     torch2x_adamw.install()
-    for name in ("tensorflow", "tqdm"):
-        try:
-            __import__(name)
-        except ImportError:
-            stub = types.ModuleType(name)
-            stub.tqdm = None
-            sys.modules[name] = stub
+    import empty_modules
+    empty_modules.install("tensorflow", "tqdm")
     script = pathlib.Path(BOOK, SCRIPT).resolve()
     sys.path.insert(0, str(script.parent))
     lines = (OUT / "sms_small.tsv").read_bytes().split(b"\n")

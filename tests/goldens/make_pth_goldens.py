@@ -30,7 +30,6 @@ The logits and the third step's parameters are exact under the goldens' OpenBLAS
 import copy
 import os
 import sys
-import types
 
 sys.dont_write_bytecode = True
 
@@ -39,6 +38,7 @@ import torch  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import book_checkout  # noqa: E402
+import empty_modules  # noqa: E402
 
 BOOK, _ = book_checkout.argument("make_pth_goldens.py BOOK", "ch05/01_main-chapter-code/previous_chapters.py")
 sys.path.remove(HERE)
@@ -50,13 +50,7 @@ OUT_CASES = os.path.join(ROOT, "data", "tests", "pth_cases.txt")
 def import_book():
     """The book's GPTModel; empty stand-ins for the modules previous_chapters.py imports but the
     model never uses (tiktoken is not packaged in Debian)."""
-    for name in ("tiktoken", "tqdm"):
-        try:
-            __import__(name)
-        except ImportError:
-            stub = types.ModuleType(name)
-            stub.tqdm = None
-            sys.modules[name] = stub
+    empty_modules.install("tiktoken", "tqdm")
     ch05 = os.path.join(BOOK, "ch05", "01_main-chapter-code")
     sys.path.insert(0, ch05)
     import previous_chapters  # noqa: E402

@@ -54,6 +54,7 @@ import torch  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import book_checkout  # noqa: E402
+import empty_modules  # noqa: E402
 
 NOTEBOOK_IN_BOOK = "ch05/02_alternative_weight_loading/weight-loading-hf-safetensors.ipynb"
 BOOK, OPTIONS = book_checkout.argument(
@@ -278,13 +279,7 @@ def import_book():
 
     The only patch: empty stand-in modules for what those files import but the functions used
     never touch (tiktoken, tensorflow, tqdm are not installed here)."""
-    for name in ("tiktoken", "tensorflow", "tqdm", "requests"):
-        try:
-            __import__(name)
-        except ImportError:
-            stub = types.ModuleType(name)
-            stub.tqdm = None
-            sys.modules[name] = stub
+    empty_modules.install("tiktoken", "tensorflow", "tqdm", "requests")
     sys.path.insert(0, CH05)
     import previous_chapters  # noqa: E402
     import gpt_generate  # noqa: E402
