@@ -159,7 +159,7 @@ void add_classifier_exercise_options(CLI::App& app, ClassifierExerciseOptions& o
                         ->type_name("PATH");
     app.add_flag("--small", o.small,
                  "the tests' small SMS collection (data/tests/ch06/sms_clean.tsv) and a small random GPT (the script's --weights "
-                 "random, emb_dim 12, 2 heads, 2 layers, context 256): seconds; what llmfs-exercise check runs")
+                 "random, emb_dim 12, 2 heads, 2 layers, context 256; --num_epochs 8 --batch_size 1): seconds; what llmfs-exercise check runs")
         ->excludes(data)
         ->excludes(weights);
     app.callback([&o] {  // after parsing: a usage error (exit 2)
@@ -188,17 +188,23 @@ ClassExperimentOptions classifier_exercise_experiment(const ClassifierExerciseOp
     c.n_layers = variant == 1 ? 1 : 2;
     c.context_length = variant == 1 ? 128 : 256;
     e.random_config = c;
+    e.num_epochs = 8;
+    e.batch_size = 1;
     return e;
 }
 
 void run_classifier_exercise(Notebook& nb, const ClassExperimentOptions& e, const std::string& flags) {
     if (e.random_config)
         nb.note(fmt::format("--small: the tests' SMS collection and the script's --weights random with a small GPT (emb_dim {}, "
-                            "n_heads {}, n_layers {}, context_length {})",
-                            e.random_config->emb_dim, e.random_config->n_heads, e.random_config->n_layers, e.random_config->context_length));
+                            "n_heads {}, n_layers {}, context_length {}), {} epochs of batches of {}: enough steps for the choices to print other digits",
+                            e.random_config->emb_dim, e.random_config->n_heads, e.random_config->n_layers, e.random_config->context_length,
+                            e.num_epochs, e.batch_size));
     nb.note("The script's download line is not printed (nothing is downloaded); \"Training completed in X minutes.\" goes to "
             "standard error: the minutes are this machine's.");
-    nb.code("python additional_experiments.py" + std::string(flags.empty() ? "" : " ") + flags);
+    std::string command = "python additional_experiments.py" + std::string(flags.empty() ? "" : " ") + flags;
+    if (const ClassExperimentOptions defaults; e.num_epochs != defaults.num_epochs || e.batch_size != defaults.batch_size)
+        command += fmt::format(" --num_epochs {} --batch_size {}", e.num_epochs, e.batch_size);
+    nb.code(command);
     run_class_experiment(
         e, [&](const std::string& line) { nb.print(line); }, [](const std::string& line) { std::cerr << line << std::endl; },
         [](const std::string& line) { std::cerr << line << std::endl; });

@@ -70,7 +70,9 @@ void add_classifier_exercise_options(CLI::App& app, ClassifierExerciseOptions& o
 // The script's run with its defaults (the chapter's setting: the last token, the last block, the
 // longest training example) from --data and --weights; with --small, data/tests/ch06/sms_clean.tsv
 // and a random GPT drawn under torch.manual_seed(123) (the script's --weights random) of emb_dim 12,
-// 2 heads, 2 layers and context 256 (variant 1: emb_dim 16, 4 heads, 1 layer, context 128).
+// 2 heads, 2 layers and context 256 (variant 1: emb_dim 16, 4 heads, 1 layer, context 128), run
+// with --num_epochs 8 --batch_size 1: 160 steps, where the script's 10 print the same digits for
+// every --trainable_layers choice (make_ch06_experiments_goldens.py).
 // std::invalid_argument when neither --data nor --small is given.
 ClassExperimentOptions classifier_exercise_experiment(const ClassifierExerciseOptions& options, int variant);
 

@@ -10,10 +10,12 @@ heads, 2 layers, context 256; BASE_CONFIG's drop_rate 0.0 and qkv_bias True kept
     BASE_CONFIG.update(model_configs[choose_model])   gets   BASE_CONFIG.update(SIZES) after it
     torch.nn.Linear(in_features=in_features, ...)     reads  in_features=BASE_CONFIG's emb_dim
 Each run's stdout goes to data/tests/ch06/experiments/<run>.txt (llmfs-classifier-experiments'
-golden: common/train/class_experiments_test.cpp), the CSVs (the same for every run) to
-data/tests/ch06/experiments/, and the runs of exercises 6.1 to 6.3 also to
-data/golden/default/ch06_exercise_6_N.txt without the download line and the timing line
-(the exercise programs' goldens).
+golden: common/train/class_experiments_test.cpp) and the CSVs (the same for every run) to
+data/tests/ch06/experiments/. The runs of exercises 6.1 to 6.3 (the exercise programs' --small) add
+--num_epochs 8 --batch_size 1: 160 steps, so that each of the four --trainable_layers choices prints
+other digits (with the script's 10 steps, last_block and all print the same lines, and a student's
+unchanged choice would pass exercise 6.2); each goes to data/golden/default/ch06_exercise_6_N.txt
+without the download line and the timing line, and nowhere in the hand-out.
 
 usage: OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/make_ch06_experiments_goldens.py BOOK
 """
@@ -36,7 +38,7 @@ OUT = ROOT / "data" / "tests" / "ch06" / "experiments"
 SIZES = {"emb_dim": 12, "n_heads": 2, "n_layers": 2, "context_length": 256}
 CONFIG_LINE = "    BASE_CONFIG.update(model_configs[choose_model])\n"
 HEAD_LINE = "model.out_head = torch.nn.Linear(in_features=in_features, out_features=2)"
-# run name -> the script's flags after --weights random; the exercises' runs name their golden
+# run name -> the script's flags after --weights random
 RUNS = {
     "default": [],
     "token_first": ["--trainable_token_pos", "first"],
@@ -46,7 +48,10 @@ RUNS = {
                                 "--batch_size", "4"],
     "last_layer": ["--trainable_layers", "last_layer"],
 }
-EXERCISES = {"context_model": "6_1", "layers_all": "6_2", "token_first": "6_3"}
+# exercise -> its flags (the exercise program's --small)
+EXERCISE_FLAGS = ["--num_epochs", "8", "--batch_size", "1"]
+EXERCISES = {"6_1": ["--context_length", "model_context_length"], "6_2": ["--trainable_layers", "all"],
+             "6_3": ["--trainable_token_pos", "first"]}
 
 
 def patched_source(script):
@@ -69,33 +74,39 @@ def main():
     OUT.mkdir(exist_ok=True)
     csvs = None
     for run, flags in RUNS.items():
-        with tempfile.TemporaryDirectory() as tmp:
-            os.makedirs(os.path.join(tmp, "sms_spam_collection"))
-            shutil.copy(ROOT / "data" / "tests" / "ch06" / "sms_clean.tsv",
-                        os.path.join(tmp, "sms_spam_collection", "SMSSpamCollection.tsv"))
-            cwd = os.getcwd()
-            os.chdir(tmp)
-            printed = io.StringIO()
-            try:
-                sys.argv = [str(script), "--weights", "random"] + flags
-                with contextlib.redirect_stdout(printed):
-                    exec(code, {"__name__": "__main__", "__file__": str(script)})
-            finally:
-                os.chdir(cwd)
-            written = {name: pathlib.Path(tmp, name).read_bytes() for name in ("train.csv", "validation.csv", "test.csv")}
+        text, written = run_script(code, script, flags)
         assert csvs is None or csvs == written
         csvs = written
-        text = printed.getvalue()
         (OUT / f"{run}.txt").write_text(text)
-        if run in EXERCISES:
-            lines = text.splitlines(keepends=True)
-            assert lines[0].endswith("already exists. Skipping download and extraction.\n")
-            kept = [line for line in lines[1:] if not line.startswith("Training completed in ")]
-            assert len(kept) == len(lines) - 2
-            (ROOT / "data" / "golden" / "default" / f"ch06_exercise_{EXERCISES[run]}.txt").write_text("".join(kept))
     for name, data in csvs.items():
         (OUT / name).write_bytes(data)
+    for exercise, flags in EXERCISES.items():
+        text, written = run_script(code, script, flags + EXERCISE_FLAGS)
+        assert written == csvs
+        lines = text.splitlines(keepends=True)
+        assert lines[0].endswith("already exists. Skipping download and extraction.\n")
+        kept = [line for line in lines[1:] if not line.startswith("Training completed in ")]
+        assert len(kept) == len(lines) - 2
+        (ROOT / "data" / "golden" / "default" / f"ch06_exercise_{exercise}.txt").write_text("".join(kept))
 
+
+def run_script(code, script, flags):
+    """The script's stdout and the CSVs it wrote, run with --weights random and flags."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, "sms_spam_collection"))
+        shutil.copy(ROOT / "data" / "tests" / "ch06" / "sms_clean.tsv",
+                    os.path.join(tmp, "sms_spam_collection", "SMSSpamCollection.tsv"))
+        cwd = os.getcwd()
+        os.chdir(tmp)
+        printed = io.StringIO()
+        try:
+            sys.argv = [str(script), "--weights", "random"] + flags
+            with contextlib.redirect_stdout(printed):
+                exec(code, {"__name__": "__main__", "__file__": str(script)})
+        finally:
+            os.chdir(cwd)
+        written = {name: pathlib.Path(tmp, name).read_bytes() for name in ("train.csv", "validation.csv", "test.csv")}
+    return printed.getvalue(), written
 
 if __name__ == "__main__":
     main()
