@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
     app.add_option("--weights_file", o.weights_file,
                    "OpenAI's weights from this file or folder instead (Hugging Face's model.safetensors, the book's model.pth)")
         ->type_name("PATH");
-    app.add_option("--trainable_layers", layers, "the script's: last_layer, last_block, last_two_blocks or all (lora: appendix E's program)")
+    app.add_option("--trainable_layers", layers,
+                   "the script's: last_layer, last_block, last_two_blocks, all or lora (lora_alternative is not ported)")
         ->capture_default_str();
     app.add_option("--trainable_token_pos", token, "the script's: first or last")->capture_default_str();
     app.add_option("--context_length", o.context_length, "the script's: longest_training_example, model_context_length or a number")
@@ -56,8 +57,8 @@ int main(int argc, char** argv) {
     app.add_flag("--disable_causal_mask", disable_causal_mask, "the script's; not ported (refused)");
     app.add_option("--accumulation_steps", accumulation_steps, "the script's; only 1 is ported")->capture_default_str();
     app.add_option("--ignore_index", ignore_index, "the script's; only -100 is ported")->capture_default_str();
-    app.add_option("--lora_rank", lora_rank, "the script's, for --trainable_layers lora (not ported)")->capture_default_str();
-    app.add_option("--lora_alpha", lora_alpha, "the script's, for --trainable_layers lora (not ported)")->capture_default_str();
+    app.add_option("--lora_rank", lora_rank, "the script's, for --trainable_layers lora")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    app.add_option("--lora_alpha", lora_alpha, "the script's, for --trainable_layers lora")->capture_default_str();
     // A smaller random GPT than --model_size's (the tests').
     auto* emb = add_size_option(app, "--emb-dim", emb_dim, "with --weights random: this emb_dim instead of --model_size's");
     add_size_option(app, "--n-heads", n_heads, "with --weights random: this many heads")->needs(emb);
@@ -73,15 +74,19 @@ int main(int argc, char** argv) {
     return run_tool(app, argc, argv, [&] {
         const auto not_ported = [](const std::string& flag) {
             throw std::invalid_argument(flag + " is one of additional_experiments.py's choices this port does not run (it runs "
-                                               "--trainable_token_pos, --trainable_layers, --context_length, --model_size, --weights)");
+                                               "--trainable_token_pos, --trainable_layers but lora_alternative, --context_length, "
+                                               "--model_size, --weights, --lora_rank, --lora_alpha)");
         };
         if (average_embeddings) not_ported("--average_embeddings");
         if (no_padding) not_ported("--no_padding");
         if (disable_causal_mask) not_ported("--disable_causal_mask");
         if (accumulation_steps != 1) not_ported("--accumulation_steps " + std::to_string(accumulation_steps));
         if (ignore_index != -100) not_ported("--ignore_index " + std::to_string(ignore_index));
-        if (layers == "lora" || layers == "lora_alternative") not_ported("--trainable_layers " + layers + " (appendix_e_lora trains LoRA)");
-        o.trainable_layers = parse_trainable_layers(layers);
+        if (layers == "lora_alternative") not_ported("--trainable_layers lora_alternative (the merged weight computes other bits)");
+        o.lora = layers == "lora";
+        o.lora_rank = static_cast<std::size_t>(lora_rank);
+        o.lora_alpha = lora_alpha;
+        if (!o.lora) o.trainable_layers = parse_trainable_layers(layers);
         o.trainable_token_pos = parse_trainable_token_pos(token);
         o.pretrained = weights == "pretrained";
         if (emb_dim != 0) {

@@ -22,11 +22,12 @@ Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features
     init_linear_(gen, weight.data.data(), out_features, in_features, bias ? bias->data.data() : nullptr);
 }
 
-LoRA::LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t rank_, double alpha_)
+LoRA::LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t rank_, double alpha_, LoRAScaling scaling_)
     : A(Tensor<2>::parameter(Array<2>::from_shape({in_dim, rank_}))),
       B(Tensor<2>::parameter(xt::zeros<float>({rank_, out_dim}))),
       alpha(alpha_),
-      rank(rank_) {
+      rank(rank_),
+      scaling(scaling_) {
     if (rank == 0) throw std::invalid_argument("LoRA: rank must be positive (alpha / rank)");
     // kaiming_uniform_(A, a=sqrt(5)): nn.Linear's weight rule with fan_in = A.size(1) = rank
     init_linear_(gen, A.data.data(), in_dim, rank, /*bias=*/nullptr);
@@ -40,7 +41,7 @@ void LoRA::add_to(const float* x, std::size_t rows, float* y) const {
     gemm(x, A.data.data(), t.data(), rows, in, rank, /*b_transposed=*/false, /*accumulate=*/false);  // x @ A       [rows, r]
     gemm(t.data(), B.data.data(), u.data(), rows, rank, out, /*b_transposed=*/false, /*accumulate=*/false);  // (x @ A) @ B [rows, out]
     const float s = scale();
-    for (std::size_t i = 0; i < rows * out; ++i) y[i] = y[i] + u[i] * s;  // linear(x) + alpha / rank * (...)
+    for (std::size_t i = 0; i < rows * out; ++i) y[i] = y[i] + u[i] * s;  // linear(x) + scale * (...)
 }
 
 void Linear::forward_rows(const float* x, std::size_t rows, float* y, RowsFn then) const {

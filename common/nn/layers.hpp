@@ -45,6 +45,10 @@ Array<N> randn(Generator& gen, const std::array<std::size_t, N>& shape) {
 // zeros without a draw (for a model whose every parameter is then loaded from a checkpoint).
 enum class Init { draw, zeros };
 
+// What multiplies x @ A @ B: appendix E's (self.alpha / self.rank), or the ch06 bonus script
+// additional_experiments.py's LoRALayer, self.alpha alone.
+enum class LoRAScaling { alpha_over_rank, alpha };
+
 // Appendix E's LoRALayer(in_dim, out_dim, rank, alpha): (alpha / rank) * (x @ A @ B), with
 //   self.A = nn.Parameter(torch.empty(in_dim, rank)); kaiming_uniform_(self.A, a=math.sqrt(5))
 //   self.B = nn.Parameter(torch.zeros(rank, out_dim))                  # no draw
@@ -54,11 +58,16 @@ struct LoRA {
     Tensor<2> B;  // [r, out]
     double alpha = 0.0;
     std::size_t rank = 0;
+    LoRAScaling scaling = LoRAScaling::alpha_over_rank;
 
-    LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t rank, double alpha);
+    LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t rank, double alpha,
+         LoRAScaling scaling = LoRAScaling::alpha_over_rank);
     std::size_t num_parameters() const { return A.data.size() + B.data.size(); }
-    // (self.alpha / self.rank) as the float the multiply uses: a Python float times a float32 tensor.
-    float scale() const { return static_cast<float>(alpha / static_cast<double>(rank)); }
+    // (self.alpha / self.rank), or self.alpha, as the float the multiply uses: a Python number times
+    // a float32 tensor.
+    float scale() const {
+        return static_cast<float>(scaling == LoRAScaling::alpha ? alpha : alpha / static_cast<double>(rank));
+    }
     // x [rows, in] -> t = x @ A [rows, r] (mm, as matmul folds a 3-D x), then y += scale * (t @ B):
     // each y element gets (t @ B) * scale added after the multiply's rounding (LinearWithLoRA's
     // self.linear(x) + self.lora(x)). t and t @ B live in the calling thread's buffers.

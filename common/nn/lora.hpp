@@ -28,8 +28,10 @@ std::vector<std::pair<std::string, Linear*>> named_linears(GPTModel& model);
 std::vector<std::pair<std::string, const Linear*>> named_linears(const GPTModel& model);
 
 // replace_linear_with_lora(model, rank, alpha): each Linear gets an adapter, its A drawn from gen
-// in named_linears() order. std::invalid_argument for rank 0 or a model that already has adapters.
-void replace_linear_with_lora(GPTModel& model, Generator& gen, std::size_t rank, double alpha);
+// in named_linears() order; `scaling`: appendix E's alpha / rank, or additional_experiments.py's
+// alpha. std::invalid_argument for rank 0 or a model that already has adapters.
+void replace_linear_with_lora(GPTModel& model, Generator& gen, std::size_t rank, double alpha,
+                              LoRAScaling scaling = LoRAScaling::alpha_over_rank);
 
 // sum(p.numel() for p in model.parameters() if p.requires_grad) as the notebook counts it:
 // before the freezing, every parameter (the adapters' too); after it and the adapters, theirs only.

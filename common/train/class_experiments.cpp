@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "llmfs/nn/lora.hpp"
 #include "llmfs/train/class_finetune.hpp"
 #include "llmfs/train/classification_data.hpp"
 
@@ -102,6 +103,8 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     // every parameter frozen; torch.manual_seed(123); the new head (in_features: the model's emb_dim)
     gen.manual_seed(123);
     replace_out_head(*model, gen, 2);
+    // the script's LoRALayer: self.alpha * (x @ self.A @ self.B), its A matrices drawn after the head's values
+    if (o.lora) replace_linear_with_lora(*model, gen, o.lora_rank, o.lora_alpha, LoRAScaling::alpha);
     // Instantiate dataloaders: the CSVs from --data, else those already in out_dir
     const fs::path dir = o.out_dir;
     SplitData split;
@@ -139,10 +142,16 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     adamw.lr = 5e-5;
     adamw.weight_decay = 0.1;
     adamw.version = o.pytorch;
-    ClassifierAdamW optimizer(*model, adamw, o.trainable_layers);
-    note(fmt::format("training ({}, token {}): {} batches per epoch, {} epochs", trainable_layers_name(o.trainable_layers),
+    note(fmt::format("training ({}, token {}): {} batches per epoch, {} epochs",
+                     o.lora ? fmt::format("lora, rank {}, alpha {}", o.lora_rank, o.lora_alpha) : trainable_layers_name(o.trainable_layers),
                      o.trainable_token_pos == 0 ? "first" : "last", train_loader.size(), o.num_epochs));
-    train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, o.num_epochs, 50, 5, print, o.trainable_token_pos);
+    if (o.lora) {
+        LoRAAdamW optimizer(*model, adamw, LoRAHead::trained);
+        train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, o.num_epochs, 50, 5, print, o.trainable_token_pos);
+    } else {
+        ClassifierAdamW optimizer(*model, adamw, o.trainable_layers);
+        train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, o.num_epochs, 50, 5, print, o.trainable_token_pos);
+    }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     timing(fmt::format("Training completed in {:.2f} minutes.", minutes));
     // Evaluate model

@@ -43,6 +43,9 @@ struct ClassExperimentOptions {
     std::string weights_file;                       // or this file (model.safetensors, model.pth) or folder
     std::optional<GPTConfig> random_config;         // the random model's sizes instead of model_size's (tests)
     TrainableLayers trainable_layers = TrainableLayers::last_block;
+    bool lora = false;  // --trainable_layers lora instead: every Linear adapted, out_head's own Linear trained too
+    std::size_t lora_rank = 8;                      // --lora_rank
+    double lora_alpha = 8;                          // --lora_alpha
     int trainable_token_pos = -1;                   // --trainable_token_pos first (0) | last (-1)
     std::string context_length = "longest_training_example";  // or model_context_length, or a number
     std::size_t num_epochs = 5, batch_size = 8;

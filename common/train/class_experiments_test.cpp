@@ -92,6 +92,14 @@ TEST_CASE("class experiments: each run prints the script's lines and writes its 
              o.batch_size = 4;
          }},
         {"last_layer", [](ClassExperimentOptions& o) { o.trainable_layers = TrainableLayers::last_layer; }},
+        {"lora", [](ClassExperimentOptions& o) { o.lora = true; }},
+        {"lora_r2_a16_first",
+         [](ClassExperimentOptions& o) {
+             o.lora = true;
+             o.lora_rank = 2;
+             o.lora_alpha = 16;
+             o.trainable_token_pos = 0;
+         }},
     };
     for (const auto& [run, change] : runs) {
         const fs::path dir = fresh_dir(run);

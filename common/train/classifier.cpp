@@ -179,6 +179,7 @@ struct BackwardPlan {
     bool final_norm = true;       // autograd goes below out_head: final_norm's gradients and the blocks'
     bool lowest_input_grad = true;  // the lowest block's input gradient: its norm1 trains, or the embeddings do
     bool embeddings = false;      // tok_emb and pos_emb train
+    bool head_linear = false;     // out_head is a LinearWithLoRA whose own weight and bias train too
 };
 
 // loss.backward() from cross_entropy(model(input_batch)[:, token, :], labels) through out_head,
@@ -207,6 +208,12 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
     // out_head (Linear with bias, or LinearWithLoRA), then final_norm
     std::vector<float> dnormed(N * C, 0.0f), dx(N * C, 0.0f);
     linear_layer_backward(model.out_head, s.normed.data(), dlogits.data(), N, dnormed.data(), out_head);
+    if (plan.head_linear) {  // self.linear(x) of LinearWithLoRA: its weight and bias from the same dlogits
+        out_head.weight.resize(model.out_head.weight.data.size());
+        out_head.bias.resize(model.out_head.bias ? model.out_head.bias->data.size() : 0);
+        linear_backward(s.normed.data(), model.out_head.weight.data.data(), dlogits.data(), N, C, K, nullptr, out_head.weight.data(),
+                        model.out_head.bias ? out_head.bias.data() : nullptr);
+    }
     final_scale.assign(C, 0.0f);
     final_shift.assign(C, 0.0f);
     layer_norm_back(s.x_final.data(), model.final_norm.scale.data.data(), dnormed.data(), N, C, static_cast<float>(model.final_norm.eps),
@@ -292,15 +299,23 @@ std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(c
         adapter(p + "ff.layers.0", b.fc1);
         adapter(p + "ff.layers.2", b.fc2);
     }
+    if (!g.out_head.weight.empty()) {  // LoRAHead::trained
+        out.push_back({"out_head.linear.weight", &g.out_head.weight});
+        if (!g.out_head.bias.empty()) out.push_back({"out_head.linear.bias", &g.out_head.bias});
+    }
     adapter("out_head", g.out_head);
     return out;
 }
 
-std::vector<ParameterView> lora_parameters(GPTModel& model) {
+std::vector<ParameterView> lora_parameters(GPTModel& model, LoRAHead head) {
     std::vector<ParameterView> out;
     for (const auto& [name, linear] : named_linears(model)) {
         if (!linear->lora)
             throw std::invalid_argument("lora_parameters: " + name + " has no LoRA adapter (call replace_linear_with_lora first)");
+        if (head == LoRAHead::trained && linear == &model.out_head) {
+            out.push_back({name + ".linear.weight", linear->weight.data.data(), linear->weight.data.size()});
+            if (linear->bias) out.push_back({name + ".linear.bias", linear->bias->data.data(), linear->bias->data.size()});
+        }
         out.push_back({name + ".lora.A", linear->lora->A.data.data(), linear->lora->A.data.size()});
         out.push_back({name + ".lora.B", linear->lora->B.data.data(), linear->lora->B.data.size()});
     }
@@ -308,27 +323,29 @@ std::vector<ParameterView> lora_parameters(GPTModel& model) {
 }
 
 float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, LoRAClassifierGrads& g,
-                                    StepKernels kernels) {
+                                    StepKernels kernels, LoRAHead head, int token_pos) {
     for (const auto& [name, linear] : named_linears(model))
         if (!linear->lora) throw std::invalid_argument("lora_classifier_loss_backward: " + name + " has no LoRA adapter");
     g.blocks.resize(model.trf_blocks.size());
-    BackwardPlan plan;  // the last token; every block's adapters train, nothing below them
-    plan.token = s.T - 1;
+    BackwardPlan plan;  // every block's adapters train, nothing below them
+    plan.token = token_index(token_pos, s.T);
     plan.lowest_input_grad = false;
+    plan.head_linear = head == LoRAHead::trained;
     return classifier_backward(model, s, labels, plan, g.blocks.data(), g.final_scale, g.final_shift, g.out_head, nullptr, nullptr,
                                kernels);
 }
 
-LoRAAdamW::LoRAAdamW(GPTModel& model, AdamWOptions options)
-    : params_(lora_parameters(model)), state_(params_.size()), options_(options) {}
+LoRAAdamW::LoRAAdamW(GPTModel& model, AdamWOptions options, LoRAHead head)
+    : params_(lora_parameters(model, head)), state_(params_.size()), options_(options), head_(head) {}
 
 void LoRAAdamW::step(const LoRAClassifierGrads& grads) { adamw_steps("LoRAAdamW::step", params_, state_, named_gradients(grads), options_); }
 
-float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels) {
+float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels,
+                                 int token_pos) {
     GPTSaved saved;
     LoRAClassifierGrads grads;
     gpt_forward(model, batch_inputs(batch), saved, kernels);
-    const float loss = lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels);  // loss.backward()
+    const float loss = lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.head(), token_pos);  // loss.backward()
     optimizer.step(grads);
     return loss;
 }
@@ -346,10 +363,11 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, LoRAAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
-                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print) {
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print, int token_pos) {
     return train_classifier_simple(
-        model, train_loader, val_loader, [&](const ClassificationBatch& batch) { train_lora_classifier_step(model, optimizer, batch); },
-        gen, num_epochs, eval_freq, eval_iter, print);
+        model, train_loader, val_loader,
+        [&](const ClassificationBatch& batch) { train_lora_classifier_step(model, optimizer, batch, StepKernels::fast, token_pos); }, gen,
+        num_epochs, eval_freq, eval_iter, print, token_pos);
 }
 
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,

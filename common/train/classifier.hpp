@@ -128,36 +128,50 @@ float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const C
 // Only the adapters' A and B get gradients, so AdamW steps them only; autograd goes down to the
 // first block (its adapters are trainable), the frozen layers passing the gradient through.
 
-// The adapters' gradients (LinearGrads' lora_A, lora_B of each layer; the rest left empty or unused).
+// additional_experiments.py's --trainable_layers lora makes the new head after the freezing, then
+// the adapters, so out_head's own Linear trains too (LoRAHead::trained):
+//   for param in model.parameters(): param.requires_grad = False
+//   torch.manual_seed(123)
+//   model.out_head = torch.nn.Linear(in_features=in_features, out_features=2)   # trainable
+//   replace_linear_with_lora(model, rank=args.lora_rank, alpha=args.lora_alpha)     # self.alpha * (x @ A @ B): LoRAScaling::alpha
+enum class LoRAHead { frozen, trained };
+
+// The adapters' gradients (LinearGrads' lora_A, lora_B of each layer; the rest left empty or
+// unused), and out_head's weight and bias under LoRAHead::trained.
 struct LoRAClassifierGrads {
     std::vector<BlockGrads> blocks;               // trf_blocks[0 .. n_layers)
     std::vector<float> final_scale, final_shift;  // computed on the way down, not trained
     LinearGrads out_head;
 };
-// "trf_blocks.0.att.W_query.lora.A", ... in model.parameters() order.
+// "trf_blocks.0.att.W_query.lora.A", ... in model.parameters() order; "out_head.linear.weight"
+// and "out_head.linear.bias" before out_head's adapter when out_head's weight has a gradient.
 std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const LoRAClassifierGrads& grads);
-// The adapters' parameters, named and ordered as named_gradients above.
-std::vector<ParameterView> lora_parameters(GPTModel& model);
+// The adapters' parameters (and out_head's Linear's under LoRAHead::trained), named and ordered as
+// named_gradients above.
+std::vector<ParameterView> lora_parameters(GPTModel& model, LoRAHead head = LoRAHead::frozen);
 
 // classifier_loss_backward for a model whose every Linear has an adapter: through out_head,
-// final_norm and every block. std::invalid_argument when a Linear has none.
+// final_norm and every block, the loss reading token_pos. std::invalid_argument when a Linear has none.
 float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, LoRAClassifierGrads& grads,
-                                    StepKernels kernels = StepKernels::fast);
+                                    StepKernels kernels = StepKernels::fast, LoRAHead head = LoRAHead::frozen, int token_pos = -1);
 
 // torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing and the adapters.
 class LoRAAdamW {
 public:
-    LoRAAdamW(GPTModel& model, AdamWOptions options);
+    LoRAAdamW(GPTModel& model, AdamWOptions options, LoRAHead head = LoRAHead::frozen);
     void step(const LoRAClassifierGrads& grads);
+    LoRAHead head() const { return head_; }
 
 private:
     std::vector<ParameterView> params_;
     std::vector<AdamWState> state_;
     AdamWOptions options_;
+    LoRAHead head_;
 };
 
+// The optimizer's LoRAHead says whether out_head's Linear gets gradients.
 float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch,
-                                 StepKernels kernels = StepKernels::fast);
+                                 StepKernels kernels = StepKernels::fast, int token_pos = -1);
 
 struct ClassifierHistory {
     std::vector<double> train_losses, val_losses, train_accs, val_accs;
@@ -176,7 +190,8 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, LoRAAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
-                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print);
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print,
+                                          int token_pos = -1);
 // The loop itself, any training step; the evaluations read the logits at token_pos.
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader,

@@ -112,26 +112,34 @@ struct TinySplits {
     ClassificationLoader validation_loader{validation, 8, false, false};
 };
 
-// The golden scripts' fine-tuning of the tiny GPT: seed 123, the model; seed 123, the head; seed
-// 123, AdamW (lr 5e-4, weight decay 0.1) over what `layers` trains; train_classifier_simple for 3
-// epochs (eval_freq 1, eval_iter 1) at token_pos. Its printed lines, then history_text of
-// `params(model)`.
+// The golden scripts' fine-tuning of the tiny GPT: seed 123, the model; seed 123, the head (and,
+// with `lora`, the script's adapters of rank 4, alpha 8 (no division by the rank) on every Linear,
+// out_head's own Linear trained); seed 123, AdamW (lr 5e-4, weight decay 0.1) over what `layers` trains;
+// train_classifier_simple for 3 epochs (eval_freq 1, eval_iter 1) at token_pos. Its printed
+// lines, then history_text of `params(model)`.
 std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, TrainableLayers layers, int token_pos,
-                          const std::function<std::vector<ParameterView>(GPTModel&)>& params) {
+                          const std::function<std::vector<ParameterView>(GPTModel&)>& params, bool lora = false) {
     Generator gen(BernoulliKernel::standard);
     gen.manual_seed(123);
     GPTModel model(gen, tiny());
     gen.manual_seed(123);
     replace_out_head(model, gen, 2);
+    if (lora) replace_linear_with_lora(model, gen, 4, 8.0, LoRAScaling::alpha);
     gen.manual_seed(123);
     AdamWOptions options;
     options.lr = 5e-4;
     options.weight_decay = 0.1;
     options.version = version;
-    ClassifierAdamW optimizer(model, options, layers);
     std::string text;
-    const ClassifierHistory history = train_classifier_simple(
-        model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, [&](const std::string& line) { text += line + "\n"; }, token_pos);
+    const auto print = [&](const std::string& line) { text += line + "\n"; };
+    ClassifierHistory history;
+    if (lora) {
+        LoRAAdamW optimizer(model, options, LoRAHead::trained);
+        history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, token_pos);
+    } else {
+        ClassifierAdamW optimizer(model, options, layers);
+        history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, token_pos);
+    }
     return text + history_text(history, params(model));
 }
 
@@ -171,6 +179,13 @@ TEST_CASE("classifier: additional_experiments.py's token positions and trainable
             }
             return params;
         });
+        llmfs::testing::check_printed(std::string("classifier experiment ") + name, text, cases.at(name), 1e-3);
+    }
+    for (const char* name : {"first lora", "last lora"}) {  // --trainable_layers lora: the adapters and out_head's Linear
+        const int token_pos = std::string(name).rfind("first", 0) == 0 ? 0 : -1;
+        const std::string text = tiny_finetune(
+            splits, PyTorchVersion::v2, TrainableLayers::last_block, token_pos,
+            [](GPTModel& model) { return lora_parameters(model, LoRAHead::trained); }, /*lora=*/true);
         llmfs::testing::check_printed(std::string("classifier experiment ") + name, text, cases.at(name), 1e-3);
     }
 }
@@ -236,6 +251,13 @@ template <>
 LoRAAdamW make_optimizer<LoRAAdamW>(GPTModel& model, AdamWOptions options, TrainableLayers) {
     return LoRAAdamW(model, options);
 }
+struct TrainedHeadLoRAAdamW : LoRAAdamW {  // additional_experiments.py's lora: out_head's Linear trains too
+    TrainedHeadLoRAAdamW(GPTModel& model, AdamWOptions options) : LoRAAdamW(model, options, LoRAHead::trained) {}
+};
+template <>
+TrainedHeadLoRAAdamW make_optimizer<TrainedHeadLoRAAdamW>(GPTModel& model, AdamWOptions options, TrainableLayers) {
+    return TrainedHeadLoRAAdamW(model, options);
+}
 
 // Three steps of both step kernels from the same model on the same batches: the losses and the
 // trained parameters, bit for bit. Both make the same BLAS calls, so this holds under every kernel.
@@ -300,3 +322,16 @@ TEST_CASE("classifier: the fast LoRA step gives the reference step's bits, on ev
         true, [](GPTModel& m, LoRAAdamW& o, const ClassificationBatch& b, StepKernels k) { return train_lora_classifier_step(m, o, b, k); },
         [](GPTModel& m) { return lora_parameters(m); });
 }
+
+TEST_CASE("classifier: the fast LoRA step with out_head's Linear trained gives the reference step's bits at every token position, on every kernel") {
+    for (const int token_pos : {0, -1, 3}) {
+        INFO("token_pos " << token_pos);
+        check_fast_step<TrainedHeadLoRAAdamW>(
+            true,
+            [&](GPTModel& m, TrainedHeadLoRAAdamW& o, const ClassificationBatch& b, StepKernels k) {
+                return train_lora_classifier_step(m, o, b, k, token_pos);
+            },
+            [](GPTModel& m) { return lora_parameters(m, LoRAHead::trained); });
+    }
+}
+

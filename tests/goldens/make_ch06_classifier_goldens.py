@@ -69,14 +69,16 @@ def training_cases(book, GPTModel, train_loader, val_loader, device):
     return out
 
 
-EXPERIMENTS = [("first", "last_block"), ("last", "last_layer"), ("last", "last_two_blocks"), ("last", "all"), ("first", "all")]
+EXPERIMENTS = [("first", "last_block"), ("last", "last_layer"), ("last", "last_two_blocks"), ("last", "all"), ("first", "all"),
+               ("first", "lora"), ("last", "lora")]
 
 
 def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
     """additional_experiments.py's choices on the tiny model, as its __main__ makes them: every
     parameter frozen; torch.manual_seed(123), the new head; --trainable_layers unfreezes (last_layer:
     nothing more; last_block: trf_blocks[-1] and final_norm; last_two_blocks: and trf_blocks[-2];
-    all: every parameter); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
+    all: every parameter; lora: the script's replace_linear_with_lora, rank 4, alpha 8, out_head's
+    Linear trainable); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
     decay 0.1, PyTorch 2.x's step); the script's train_classifier_simple with trainable_token_pos
     0 (first) or -1 (last) for 3 epochs, eval_freq 1, eval_iter 1. Each case as training_cases',
     but tok_emb.weight (50257 rows) only at the rows of row 0 and of the ids in train.csv's
@@ -113,6 +115,8 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
         elif layers == "all":
             for param in model.parameters():
                 param.requires_grad = True
+        elif layers == "lora":
+            bonus.replace_linear_with_lora(model, rank=4, alpha=8)
         torch.manual_seed(123)
         optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.1)
         printed = io.StringIO()

@@ -47,6 +47,8 @@ RUNS = {
     "two_blocks_ctx64_ep2_b4": ["--trainable_layers", "last_two_blocks", "--context_length", "64", "--num_epochs", "2",
                                 "--batch_size", "4"],
     "last_layer": ["--trainable_layers", "last_layer"],
+    "lora": ["--trainable_layers", "lora"],
+    "lora_r2_a16_first": ["--trainable_layers", "lora", "--lora_rank", "2", "--lora_alpha", "16", "--trainable_token_pos", "first"],
 }
 # exercise -> its flags (the exercise program's --small)
 EXERCISE_FLAGS = ["--num_epochs", "8", "--batch_size", "1"]
