@@ -55,7 +55,9 @@ int main(int argc, char** argv) {
     app.add_flag("--average_embeddings", average_embeddings, "the script's; not ported (refused)");
     app.add_flag("--no_padding", no_padding, "the script's; not ported (refused)");
     app.add_flag("--disable_causal_mask", disable_causal_mask, "the script's; not ported (refused)");
-    app.add_option("--accumulation_steps", accumulation_steps, "the script's; only 1 is ported")->capture_default_str();
+    app.add_option("--accumulation_steps", accumulation_steps, "the script's: an optimizer step every N batches, the loss divided by N")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1 << 20));
     app.add_option("--ignore_index", ignore_index, "the script's; only -100 is ported")->capture_default_str();
     app.add_option("--lora_rank", lora_rank, "the script's, for --trainable_layers lora")->capture_default_str()->check(CLI::Range(1, 1 << 20));
     app.add_option("--lora_alpha", lora_alpha, "the script's, for --trainable_layers lora")->capture_default_str();
@@ -75,14 +77,15 @@ int main(int argc, char** argv) {
         const auto not_ported = [](const std::string& flag) {
             throw std::invalid_argument(flag + " is one of additional_experiments.py's choices this port does not run (it runs "
                                                "--trainable_token_pos, --trainable_layers but lora_alternative, --context_length, "
-                                               "--model_size, --weights, --lora_rank, --lora_alpha)");
+                                               "--model_size, --weights, --lora_rank, --lora_alpha, --num_epochs, --batch_size, "
+                                               "--accumulation_steps)");
         };
         if (average_embeddings) not_ported("--average_embeddings");
         if (no_padding) not_ported("--no_padding");
         if (disable_causal_mask) not_ported("--disable_causal_mask");
-        if (accumulation_steps != 1) not_ported("--accumulation_steps " + std::to_string(accumulation_steps));
         if (ignore_index != -100) not_ported("--ignore_index " + std::to_string(ignore_index));
         if (layers == "lora_alternative") not_ported("--trainable_layers lora_alternative (the merged weight computes other bits)");
+        o.accumulation_steps = static_cast<std::size_t>(accumulation_steps);
         o.lora = layers == "lora";
         o.lora_rank = static_cast<std::size_t>(lora_rank);
         o.lora_alpha = lora_alpha;

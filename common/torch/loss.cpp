@@ -112,10 +112,11 @@ float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std
     return mean_of(sums, counted);
 }
 
-float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits) {
+float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits,
+                             float grad_output) {
     check_rows("cross_entropy_backward", N);
     const std::size_t counted = counted_rows(targets, N, V);
-    const float picked = -(1.0f / static_cast<float>(counted));  // -(grad_output / total_weight), grad_output 1
+    const float picked = -(grad_output / static_cast<float>(counted));  // -(grad_output / total_weight)
     CascadeSum sums;
     for (std::size_t b = 0; b < N; ++b) {
         if (targets[b] == kIgnoreIndex) {  // NllLossBackward0 leaves the row 0; 0 - exp(y) * 0 is +0

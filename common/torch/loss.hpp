@@ -46,7 +46,10 @@ float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std
 //                        fma(-exp(y), sum(g), g): GCC contracted PyTorch's vector code so (with a
 //                        separate product and difference 3 of the 11 golden cases differ)
 // Returns the loss, cross_entropy's bits, from the same log_softmax (computed once for both).
-float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits);
+// grad_output: d loss, 1 unless the loss was divided first (`loss /= accumulation_steps`:
+// DivBackward0's 1 / accumulation_steps as a float); then g[i, target[i]] = -(grad_output / float(N)).
+float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits,
+                             float grad_output = 1.0f);
 
 // Runs fn(i) for every i in [0, n), in any order, on any threads (a thread pool's run).
 using RowRunner = std::function<void(std::size_t n, const std::function<void(std::size_t)>& fn)>;

@@ -82,6 +82,7 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
         if (progress) progress(s);
     };
     if (o.batch_size == 0) throw std::invalid_argument("--batch_size must be positive");
+    if (o.accumulation_steps == 0) throw std::invalid_argument("--accumulation_steps must be positive");
     const Gpt2Size* size = nullptr;
     const GPTConfig asked = base_config(o.model_size, &size);
     // Load model: instantiate_model(args.model_size, load_weights)
@@ -145,12 +146,20 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     note(fmt::format("training ({}, token {}): {} batches per epoch, {} epochs",
                      o.lora ? fmt::format("lora, rank {}, alpha {}", o.lora_rank, o.lora_alpha) : trainable_layers_name(o.trainable_layers),
                      o.trainable_token_pos == 0 ? "first" : "last", train_loader.size(), o.num_epochs));
+    // train_classifier_simple(..., eval_freq=50, eval_iter=5, trainable_token_pos, accumulation_steps)
+    GradientAccumulation accumulation(o.accumulation_steps, train_loader.size());
+    const auto train_with = [&](auto& optimizer) {
+        train_classifier_simple(
+            *model, train_loader, val_loader,
+            [&](const ClassificationBatch& batch) { accumulation.step(*model, optimizer, batch, o.trainable_token_pos); }, gen,
+            o.num_epochs, 50, 5, print, o.trainable_token_pos);
+    };
     if (o.lora) {
         LoRAAdamW optimizer(*model, adamw, LoRAHead::trained);
-        train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, o.num_epochs, 50, 5, print, o.trainable_token_pos);
+        train_with(optimizer);
     } else {
         ClassifierAdamW optimizer(*model, adamw, o.trainable_layers);
-        train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, o.num_epochs, 50, 5, print, o.trainable_token_pos);
+        train_with(optimizer);
     }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     timing(fmt::format("Training completed in {:.2f} minutes.", minutes));

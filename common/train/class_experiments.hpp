@@ -49,6 +49,7 @@ struct ClassExperimentOptions {
     int trainable_token_pos = -1;                   // --trainable_token_pos first (0) | last (-1)
     std::string context_length = "longest_training_example";  // or model_context_length, or a number
     std::size_t num_epochs = 5, batch_size = 8;
+    std::size_t accumulation_steps = 1;             // --accumulation_steps: an update every N batches (GradientAccumulation)
     std::string out_dir = ".";                      // where train.csv, validation.csv, test.csv are (written from --data)
     bool write_csvs = true;                         // false: kept in memory (the exercise programs)
     PyTorchVersion pytorch = PyTorchVersion::v2;    // whose AdamW

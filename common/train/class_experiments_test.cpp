@@ -100,6 +100,17 @@ TEST_CASE("class experiments: each run prints the script's lines and writes its 
              o.lora_alpha = 16;
              o.trainable_token_pos = 0;
          }},
+        {"accumulation2_b4",
+         [](ClassExperimentOptions& o) {
+             o.accumulation_steps = 2;
+             o.batch_size = 4;
+         }},
+        {"lora_accumulation3_b2",
+         [](ClassExperimentOptions& o) {
+             o.lora = true;
+             o.accumulation_steps = 3;
+             o.batch_size = 2;
+         }},
     };
     for (const auto& [run, change] : runs) {
         const fs::path dir = fresh_dir(run);

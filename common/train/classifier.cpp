@@ -180,6 +180,7 @@ struct BackwardPlan {
     bool lowest_input_grad = true;  // the lowest block's input gradient: its norm1 trains, or the embeddings do
     bool embeddings = false;      // tok_emb and pos_emb train
     bool head_linear = false;     // out_head is a LinearWithLoRA whose own weight and bias train too
+    float grad_output = 1.0f;     // d loss: 1 / accumulation_steps after `loss /= accumulation_steps`
 };
 
 // loss.backward() from cross_entropy(model(input_batch)[:, token, :], labels) through out_head,
@@ -196,7 +197,7 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
     std::vector<float> picked(B * K), dpicked(B * K);
     for (std::size_t b = 0; b < B; ++b)
         std::copy_n(s.logits.begin() + static_cast<std::ptrdiff_t>(((b * T) + t) * K), K, picked.begin() + static_cast<std::ptrdiff_t>(b * K));
-    const float loss = cross_entropy_backward(picked.data(), B, K, labels, dpicked.data());  // cross_entropy, then its backward
+    const float loss = cross_entropy_backward(picked.data(), B, K, labels, dpicked.data(), plan.grad_output);  // cross_entropy, then its backward
     // SelectBackward0: the gradient of logits [N, K] is zero but for position t's rows
     std::vector<float> dlogits(N * K, 0.0f);
     for (std::size_t b = 0; b < B; ++b)
@@ -230,9 +231,10 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
 }  // namespace
 
 float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, ClassifierGrads& g,
-                               StepKernels kernels, TrainableLayers layers, int token_pos) {
+                               StepKernels kernels, TrainableLayers layers, int token_pos, float grad_output) {
     if (model.trf_blocks.empty()) throw std::invalid_argument("classifier_loss_backward: a model without transformer blocks");
     BackwardPlan plan;
+    plan.grad_output = grad_output;
     plan.token = token_index(token_pos, s.T);
     plan.first_block = first_trained_block(layers, model.trf_blocks.size());
     plan.final_norm = layers != TrainableLayers::last_layer;
@@ -323,7 +325,7 @@ std::vector<ParameterView> lora_parameters(GPTModel& model, LoRAHead head) {
 }
 
 float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, LoRAClassifierGrads& g,
-                                    StepKernels kernels, LoRAHead head, int token_pos) {
+                                    StepKernels kernels, LoRAHead head, int token_pos, float grad_output) {
     for (const auto& [name, linear] : named_linears(model))
         if (!linear->lora) throw std::invalid_argument("lora_classifier_loss_backward: " + name + " has no LoRA adapter");
     g.blocks.resize(model.trf_blocks.size());
@@ -331,6 +333,7 @@ float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, co
     plan.token = token_index(token_pos, s.T);
     plan.lowest_input_grad = false;
     plan.head_linear = head == LoRAHead::trained;
+    plan.grad_output = grad_output;
     return classifier_backward(model, s, labels, plan, g.blocks.data(), g.final_scale, g.final_shift, g.out_head, nullptr, nullptr,
                                kernels);
 }
@@ -347,6 +350,75 @@ float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const Cl
     gpt_forward(model, batch_inputs(batch), saved, kernels);
     const float loss = lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.head(), token_pos);  // loss.backward()
     optimizer.step(grads);
+    return loss;
+}
+
+// ---- gradient accumulation ----------------------------------------------------------------
+
+namespace {
+
+// grad = grad + new, as AccumulateGrad adds a second backward's gradient (names and sizes checked:
+// a mismatch is this library's bug).
+void add_gradients(const std::vector<std::pair<std::string, const std::vector<float>*>>& into,
+                   const std::vector<std::pair<std::string, const std::vector<float>*>>& added) {
+    if (into.size() != added.size()) throw std::logic_error("GradientAccumulation: gradient lists of different lengths");
+    for (std::size_t i = 0; i < into.size(); ++i) {
+        if (into[i].first != added[i].first || into[i].second->size() != added[i].second->size())
+            throw std::logic_error("GradientAccumulation: " + into[i].first + " against " + added[i].first);
+        // the accumulator's own vectors, which named_gradients lists as const
+        float* sum = const_cast<float*>(into[i].second->data());
+        const float* g = added[i].second->data();
+        for (std::size_t j = 0; j < into[i].second->size(); ++j) sum[j] = sum[j] + g[j];
+    }
+}
+
+}  // namespace
+
+GradientAccumulation::GradientAccumulation(std::size_t accumulation_steps, std::size_t batches_per_epoch)
+    : steps_(accumulation_steps), batches_(batches_per_epoch) {
+    if (steps_ == 0) throw std::invalid_argument("accumulation_steps must be positive (loss /= accumulation_steps)");
+}
+
+bool GradientAccumulation::update_due() {
+    const std::size_t batch_idx = batch_idx_;
+    batch_idx_ = (batch_idx_ + 1) % std::max<std::size_t>(batches_, 1);  // enumerate(train_loader) starts again each epoch
+    return (batch_idx + 1) % steps_ == 0 || batch_idx + 1 == batches_;
+}
+
+float GradientAccumulation::grad_output() const {
+    return steps_ == 1 ? 1.0f : 1.0f / static_cast<float>(steps_);  // DivBackward0: grad / accumulation_steps
+}
+
+float GradientAccumulation::step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, int token_pos,
+                                 StepKernels kernels) {
+    GPTSaved saved;
+    ClassifierGrads grads;
+    gpt_forward(model, batch_inputs(batch), saved, kernels);
+    const float loss =
+        classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.layers(), token_pos, grad_output());
+    if (!grads_) grads_ = std::move(grads);  // the first backward after zero_grad()
+    else add_gradients(named_gradients(*grads_, model.trf_blocks.size(), optimizer.layers()),
+                       named_gradients(grads, model.trf_blocks.size(), optimizer.layers()));
+    if (update_due()) {
+        optimizer.step(*grads_);
+        grads_.reset();  // optimizer.zero_grad()
+    }
+    return loss;
+}
+
+float GradientAccumulation::step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, int token_pos,
+                                 StepKernels kernels) {
+    GPTSaved saved;
+    LoRAClassifierGrads grads;
+    gpt_forward(model, batch_inputs(batch), saved, kernels);
+    const float loss =
+        lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.head(), token_pos, grad_output());
+    if (!lora_grads_) lora_grads_ = std::move(grads);
+    else add_gradients(named_gradients(*lora_grads_), named_gradients(grads));
+    if (update_due()) {
+        optimizer.step(*lora_grads_);
+        lora_grads_.reset();
+    }
     return loss;
 }
 

@@ -96,9 +96,10 @@ std::vector<ParameterView> trainable_parameters(GPTModel& model, TrainableLayers
 // out_head and what `layers` trains (the chapter's: final_norm and the last block), from a training
 // forward `saved` (gpt_forward). labels [B]. Gradients set. Returns the loss. StepKernels::fast:
 // the fast LayerNorm, GELU and attention backward (the same bits: classifier_test compares them).
+// grad_output: d loss (1 / accumulation_steps after `loss /= accumulation_steps`).
 float classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, ClassifierGrads& grads,
                                StepKernels kernels = StepKernels::fast, TrainableLayers layers = TrainableLayers::last_block,
-                               int token_pos = -1);
+                               int token_pos = -1, float grad_output = 1.0f);
 
 // torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing above.
 class ClassifierAdamW {
@@ -153,7 +154,8 @@ std::vector<ParameterView> lora_parameters(GPTModel& model, LoRAHead head = LoRA
 // classifier_loss_backward for a model whose every Linear has an adapter: through out_head,
 // final_norm and every block, the loss reading token_pos. std::invalid_argument when a Linear has none.
 float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, LoRAClassifierGrads& grads,
-                                    StepKernels kernels = StepKernels::fast, LoRAHead head = LoRAHead::frozen, int token_pos = -1);
+                                    StepKernels kernels = StepKernels::fast, LoRAHead head = LoRAHead::frozen, int token_pos = -1,
+                                    float grad_output = 1.0f);
 
 // torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing and the adapters.
 class LoRAAdamW {
@@ -172,6 +174,30 @@ private:
 // The optimizer's LoRAHead says whether out_head's Linear gets gradients.
 float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch,
                                  StepKernels kernels = StepKernels::fast, int token_pos = -1);
+
+// additional_experiments.py's train_classifier_simple with --accumulation_steps N: each batch
+//   loss /= accumulation_steps; loss.backward()        # the gradients add up: grad = grad + new
+//   if (batch_idx + 1) % accumulation_steps == 0 or (batch_idx + 1) == len(train_loader):
+//       optimizer.step(); optimizer.zero_grad()
+// batch_idx counts the batches of an epoch (enumerate(train_loader)), so an epoch's last batch
+// always steps. N = 1 is the plain step's bits.
+class GradientAccumulation {
+public:
+    GradientAccumulation(std::size_t accumulation_steps, std::size_t batches_per_epoch);  // std::invalid_argument for 0 steps
+    // One batch: forward, backward, the gradients added, the optimizer's step when due. Returns the
+    // batch's loss (before the division).
+    float step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, int token_pos = -1,
+               StepKernels kernels = StepKernels::fast);
+    float step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, int token_pos = -1,
+               StepKernels kernels = StepKernels::fast);
+
+private:
+    bool update_due();          // this batch's is_update_step; counts it
+    float grad_output() const;  // 1 / accumulation_steps as a float
+    std::size_t steps_, batches_, batch_idx_ = 0;
+    std::optional<ClassifierGrads> grads_;  // None after zero_grad()
+    std::optional<LoRAClassifierGrads> lora_grads_;
+};
 
 struct ClassifierHistory {
     std::vector<double> train_losses, val_losses, train_accs, val_accs;

@@ -118,7 +118,8 @@ struct TinySplits {
 // train_classifier_simple for 3 epochs (eval_freq 1, eval_iter 1) at token_pos. Its printed
 // lines, then history_text of `params(model)`.
 std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, TrainableLayers layers, int token_pos,
-                          const std::function<std::vector<ParameterView>(GPTModel&)>& params, bool lora = false) {
+                          const std::function<std::vector<ParameterView>(GPTModel&)>& params, bool lora = false,
+                          std::size_t accumulation_steps = 1) {
     Generator gen(BernoulliKernel::standard);
     gen.manual_seed(123);
     GPTModel model(gen, tiny());
@@ -133,12 +134,23 @@ std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, Trainable
     std::string text;
     const auto print = [&](const std::string& line) { text += line + "\n"; };
     ClassifierHistory history;
+    GradientAccumulation accumulation(accumulation_steps, d.train_loader.size());
+    const auto train = [&](auto& optimizer) {
+        if (accumulation_steps == 1) {  // the plain step
+            history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, token_pos);
+            return;
+        }
+        history = train_classifier_simple(
+            model, d.train_loader, d.validation_loader,
+            [&](const ClassificationBatch& batch) { accumulation.step(model, optimizer, batch, token_pos); }, gen, 3, 1, 1, print,
+            token_pos);
+    };
     if (lora) {
         LoRAAdamW optimizer(model, options, LoRAHead::trained);
-        history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, token_pos);
+        train(optimizer);
     } else {
         ClassifierAdamW optimizer(model, options, layers);
-        history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, token_pos);
+        train(optimizer);
     }
     return text + history_text(history, params(model));
 }
@@ -188,6 +200,17 @@ TEST_CASE("classifier: additional_experiments.py's token positions and trainable
             [](GPTModel& model) { return lora_parameters(model, LoRAHead::trained); }, /*lora=*/true);
         llmfs::testing::check_printed(std::string("classifier experiment ") + name, text, cases.at(name), 1e-3);
     }
+    // --accumulation_steps: an update every N batches from the added gradients of loss / N
+    const std::string accumulated = tiny_finetune(
+        splits, PyTorchVersion::v2, TrainableLayers::last_block, -1,
+        [](GPTModel& model) { return trainable_parameters(model, TrainableLayers::last_block); }, false, 2);
+    llmfs::testing::check_printed("classifier experiment last last_block accumulation 2", accumulated,
+                                  cases.at("last last_block accumulation 2"), 1e-3);
+    const std::string lora_accumulated = tiny_finetune(
+        splits, PyTorchVersion::v2, TrainableLayers::last_block, 0,
+        [](GPTModel& model) { return lora_parameters(model, LoRAHead::trained); }, true, 3);
+    llmfs::testing::check_printed("classifier experiment first lora accumulation 3", lora_accumulated,
+                                  cases.at("first lora accumulation 3"), 1e-3);
 }
 
 TEST_CASE("classifier: appendix E's LoRA fine-tuning (every Linear adapted, rank 4, alpha 6) as PyTorch's", "[blas]") {
@@ -335,3 +358,32 @@ TEST_CASE("classifier: the fast LoRA step with out_head's Linear trained gives t
     }
 }
 
+
+TEST_CASE("classifier: GradientAccumulation of 1 step gives the plain step's bits, on every kernel, and 0 steps are refused") {
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
+    std::vector<float> trained[2];
+    for (int accumulated = 0; accumulated < 2; ++accumulated) {
+        Generator gen(BernoulliKernel::standard);
+        gen.manual_seed(123);
+        GPTModel model(gen, tiny());
+        gen.manual_seed(123);
+        replace_out_head(model, gen, 2);
+        AdamWOptions options;
+        options.lr = 5e-3;
+        ClassifierAdamW optimizer(model, options, TrainableLayers::last_two_blocks);
+        ClassificationLoader loader(train, 8, true, true);
+        GradientAccumulation accumulation(1, loader.size());
+        gen.manual_seed(7);
+        for (int epoch = 0; epoch < 2; ++epoch) {
+            auto it = loader.begin(gen);
+            for (ClassificationBatch batch; it.next(batch);) {
+                if (accumulated) accumulation.step(model, optimizer, batch, 0);
+                else train_classifier_step(model, optimizer, batch, StepKernels::fast, 0);
+            }
+        }
+        trained[accumulated] = parameter_values(trainable_parameters(model, TrainableLayers::last_two_blocks));
+    }
+    CHECK(same_bits(trained[0], trained[1]));
+    CHECK_THROWS_WITH(GradientAccumulation(0, 2), Catch::Contains("accumulation_steps must be positive"));
+}

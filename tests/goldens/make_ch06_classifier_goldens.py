@@ -70,7 +70,7 @@ def training_cases(book, GPTModel, train_loader, val_loader, device):
 
 
 EXPERIMENTS = [("first", "last_block"), ("last", "last_layer"), ("last", "last_two_blocks"), ("last", "all"), ("first", "all"),
-               ("first", "lora"), ("last", "lora")]
+               ("first", "lora"), ("last", "lora"), ("last", "last_block accumulation 2"), ("first", "lora accumulation 3")]
 
 
 def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
@@ -78,7 +78,7 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
     parameter frozen; torch.manual_seed(123), the new head; --trainable_layers unfreezes (last_layer:
     nothing more; last_block: trf_blocks[-1] and final_norm; last_two_blocks: and trf_blocks[-2];
     all: every parameter; lora: the script's replace_linear_with_lora, rank 4, alpha 8, out_head's
-    Linear trainable); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
+    Linear trainable; "... accumulation N": with accumulation_steps N); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
     decay 0.1, PyTorch 2.x's step); the script's train_classifier_simple with trainable_token_pos
     0 (first) or -1 (last) for 3 epochs, eval_freq 1, eval_iter 1. Each case as training_cases',
     but tok_emb.weight (50257 rows) only at the rows of row 0 and of the ids in train.csv's
@@ -96,7 +96,8 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
     torch2x_adamw.install()
     rows = sorted(set(train_ids) | {0})
     out = []
-    for position, layers in EXPERIMENTS:
+    for position, setup in EXPERIMENTS:
+        layers, _, steps = setup.partition(" accumulation ")
         torch.manual_seed(123)
         model = GPTModel(TINY)
         model.eval()
@@ -123,7 +124,7 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
         with contextlib.redirect_stdout(printed):
             train_losses, val_losses, train_accs, val_accs, examples_seen = bonus.train_classifier_simple(
                 model, train_loader, val_loader, optimizer, device, num_epochs=3, eval_freq=1, eval_iter=1,
-                trainable_token_pos={"first": 0, "last": -1}[position])
+                trainable_token_pos={"first": 0, "last": -1}[position], accumulation_steps=int(steps or 1))
         lists = [" ".join("%.17g" % v for v in values) for values in (train_losses, val_losses, train_accs, val_accs)]
         params = []
         for name, p in model.named_parameters():
@@ -131,7 +132,7 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
                 continue
             values = p.detach()[rows] if name == "tok_emb.weight" else p.detach()
             params.append(f"{name} " + " ".join("%.9g" % v for v in values.flatten().tolist()))
-        out.append((f"{position} {layers}", printed.getvalue().rstrip("\n") + "\n" + "\n".join(lists) +
+        out.append((f"{position} {setup}", printed.getvalue().rstrip("\n") + "\n" + "\n".join(lists) +
                     f"\n{examples_seen}\n" + "\n".join(params)))
     torch2x_adamw.uninstall()
     return out

@@ -49,6 +49,8 @@ RUNS = {
     "last_layer": ["--trainable_layers", "last_layer"],
     "lora": ["--trainable_layers", "lora"],
     "lora_r2_a16_first": ["--trainable_layers", "lora", "--lora_rank", "2", "--lora_alpha", "16", "--trainable_token_pos", "first"],
+    "accumulation2_b4": ["--accumulation_steps", "2", "--batch_size", "4"],
+    "lora_accumulation3_b2": ["--trainable_layers", "lora", "--accumulation_steps", "3", "--batch_size", "2"],
 }
 # exercise -> its flags (the exercise program's --small)
 EXERCISE_FLAGS = ["--num_epochs", "8", "--batch_size", "1"]
