@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
     app.add_option("--trainable_layers", layers,
                    "the script's: last_layer, last_block, last_two_blocks, all or lora (lora_alternative is not ported)")
         ->capture_default_str();
-    app.add_option("--trainable_token_pos", token, "the script's: first or last")->capture_default_str();
+    app.add_option("--trainable_token_pos", token, "the script's: first, last or flexible (each row's last token before the padding)")
+        ->capture_default_str();
     app.add_option("--context_length", o.context_length, "the script's: longest_training_example, model_context_length or a number")
         ->capture_default_str();
     app.add_option("--num_epochs", o.num_epochs, "the script's")->capture_default_str()->check(CLI::Range(0, 1000000));
@@ -58,7 +59,8 @@ int main(int argc, char** argv) {
     app.add_option("--accumulation_steps", accumulation_steps, "the script's: an optimizer step every N batches, the loss divided by N")
         ->capture_default_str()
         ->check(CLI::Range(1, 1 << 20));
-    app.add_option("--ignore_index", ignore_index, "the script's; only -100 is ported")->capture_default_str();
+    app.add_option("--ignore_index", ignore_index, "the script's; a label (0, 1) is not ported: another value ignores no row")
+        ->capture_default_str();
     app.add_option("--lora_rank", lora_rank, "the script's, for --trainable_layers lora")->capture_default_str()->check(CLI::Range(1, 1 << 20));
     app.add_option("--lora_alpha", lora_alpha, "the script's, for --trainable_layers lora")->capture_default_str();
     // A smaller random GPT than --model_size's (the tests').
@@ -76,14 +78,16 @@ int main(int argc, char** argv) {
     return run_tool(app, argc, argv, [&] {
         const auto not_ported = [](const std::string& flag) {
             throw std::invalid_argument(flag + " is one of additional_experiments.py's choices this port does not run (it runs "
-                                               "--trainable_token_pos, --trainable_layers but lora_alternative, --context_length, "
+                                               "--trainable_token_pos, --trainable_layers but lora_alternative, --context_length, --ignore_index but 0 and 1, "
                                                "--model_size, --weights, --lora_rank, --lora_alpha, --num_epochs, --batch_size, "
                                                "--accumulation_steps)");
         };
         if (average_embeddings) not_ported("--average_embeddings");
         if (no_padding) not_ported("--no_padding");
         if (disable_causal_mask) not_ported("--disable_causal_mask");
-        if (ignore_index != -100) not_ported("--ignore_index " + std::to_string(ignore_index));
+        // cross_entropy(logits, target_batch, ignore_index): the targets are the labels 0 and 1, so
+        // any other value ignores no row (the script's row 18, --ignore_index 50256) and is -100's run
+        if (ignore_index == 0 || ignore_index == 1) not_ported("--ignore_index " + std::to_string(ignore_index) + " (a label)");
         if (layers == "lora_alternative") not_ported("--trainable_layers lora_alternative (the merged weight computes other bits)");
         o.accumulation_steps = static_cast<std::size_t>(accumulation_steps);
         o.lora = layers == "lora";

@@ -73,7 +73,8 @@ std::optional<std::size_t> context_choice(const std::string& choice, std::size_t
 int parse_trainable_token_pos(const std::string& name) {
     if (name == "first") return 0;
     if (name == "last") return -1;
-    throw std::invalid_argument("Invalid --trainable_token_pos argument '" + name + "' (first or last; flexible is not ported)");
+    if (name == "flexible") return kFlexibleTokenPos;
+    throw std::invalid_argument("Invalid --trainable_token_pos argument '" + name + "' (first, last or flexible)");
 }
 
 void run_class_experiment(const ClassExperimentOptions& o, const std::function<void(const std::string&)>& print,
@@ -131,7 +132,8 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     if (train_dataset.max_length() > context)
         throw std::runtime_error(fmt::format("Dataset length {} exceeds model's context length {}. Reinitialize data sets with "
                                              "`max_length={}`", train_dataset.max_length(), context, context));
-    token_index(o.trainable_token_pos, train_dataset.max_length());  // an index past T: PyTorch's IndexError, before training
+    if (o.trainable_token_pos != kFlexibleTokenPos)  // an index past T: PyTorch's IndexError, before training
+        token_index(o.trainable_token_pos, train_dataset.max_length());
     if (!o.data.empty() && o.write_csvs) write_split_csvs(dir, split);
     const ClassificationLoader train_loader(train_dataset, o.batch_size, true, true);
     const ClassificationLoader val_loader(val_dataset, o.batch_size, false, false);
@@ -145,7 +147,8 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     adamw.version = o.pytorch;
     note(fmt::format("training ({}, token {}): {} batches per epoch, {} epochs",
                      o.lora ? fmt::format("lora, rank {}, alpha {}", o.lora_rank, o.lora_alpha) : trainable_layers_name(o.trainable_layers),
-                     o.trainable_token_pos == 0 ? "first" : "last", train_loader.size(), o.num_epochs));
+                     o.trainable_token_pos == 0 ? "first" : o.trainable_token_pos == kFlexibleTokenPos ? "flexible" : "last",
+                     train_loader.size(), o.num_epochs));
     // train_classifier_simple(..., eval_freq=50, eval_iter=5, trainable_token_pos, accumulation_steps)
     GradientAccumulation accumulation(o.accumulation_steps, train_loader.size());
     const auto train_with = [&](auto& optimizer) {

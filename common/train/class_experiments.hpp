@@ -5,13 +5,15 @@
 //   for param in model.parameters(): param.requires_grad = False
 //   torch.manual_seed(123); model.out_head = torch.nn.Linear(in_features, 2)
 //   --trainable_layers: last_layer | last_block | last_two_blocks | all      (train/classifier.hpp)
+//     | lora: replace_linear_with_lora(model, rank=args.lora_rank, alpha=args.lora_alpha)
 //   train.csv, validation.csv, test.csv: create_dataset_csvs unless all three exist
 //     (the balanced set shuffled by .sample(frac=1, random_state=123), then random_split's own shuffle)
 //   --context_length: longest_training_example (the training set's longest text), model_context_length
 //     (model.pos_emb.weight.shape[0]) or a number: the datasets' max_length
 //   the loaders (batch --batch_size; the training one shuffled, drop_last), no seed of their own
 //   torch.manual_seed(123); optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.1)
-//   train_classifier_simple(..., num_epochs, eval_freq=50, eval_iter=5, trainable_token_pos)
+//   train_classifier_simple(..., num_epochs, eval_freq=50, eval_iter=5, trainable_token_pos,
+//                           accumulation_steps)       # trainable_token_pos 0, -1 or "flexible"
 //   print(f"Training completed in {execution_time_minutes:.2f} minutes.")
 //   the three accuracies over whole loaders at trainable_token_pos
 //
@@ -19,9 +21,8 @@
 // "already exists. Skipping download" line is not printed); OpenAI's weights are the gpt2/<size>
 // folder gpt_download.py leaves (models_dir, the script's "gpt2"), or a file; the random model's
 // sizes can be made smaller (the tests'). Not ported: --average_embeddings, --no_padding,
-// --accumulation_steps other than 1, --disable_causal_mask, --ignore_index other than -100,
-// --trainable_token_pos flexible, --trainable_layers lora / lora_alternative (appendix E's
-// program trains LoRA): refused with a message naming the flag.
+// --disable_causal_mask, --ignore_index 0 or 1 (the labels: another value ignores nothing),
+// --trainable_layers lora_alternative: llmfs-classifier-experiments refuses them, naming the flag.
 #pragma once
 
 #include <cstddef>
@@ -46,7 +47,7 @@ struct ClassExperimentOptions {
     bool lora = false;  // --trainable_layers lora instead: every Linear adapted, out_head's own Linear trained too
     std::size_t lora_rank = 8;                      // --lora_rank
     double lora_alpha = 8;                          // --lora_alpha
-    int trainable_token_pos = -1;                   // --trainable_token_pos first (0) | last (-1)
+    int trainable_token_pos = -1;                   // --trainable_token_pos first (0) | last (-1) | flexible (kFlexibleTokenPos)
     std::string context_length = "longest_training_example";  // or model_context_length, or a number
     std::size_t num_epochs = 5, batch_size = 8;
     std::size_t accumulation_steps = 1;             // --accumulation_steps: an update every N batches (GradientAccumulation)
@@ -56,7 +57,8 @@ struct ClassExperimentOptions {
     BernoulliKernel bernoulli = BernoulliKernel::standard;
 };
 
-// "first" -> 0, "last" -> -1; std::invalid_argument for another (the script's ValueError).
+// "first" -> 0, "last" -> -1, "flexible" -> kFlexibleTokenPos; std::invalid_argument for another
+// (the script's ValueError).
 int parse_trainable_token_pos(const std::string& name);
 
 // The script's __main__ from its model on: each line it prints goes to `print` but the timing line,

@@ -105,6 +105,9 @@ TEST_CASE("class experiments: each run prints the script's lines and writes its 
              o.accumulation_steps = 2;
              o.batch_size = 4;
          }},
+        {"token_flexible", [](ClassExperimentOptions& o) { o.trainable_token_pos = parse_trainable_token_pos("flexible"); }},
+        // the targets are the labels 0 and 1: --ignore_index 50256 ignores no row, the default's run
+        {"ignore_index_50256", [](ClassExperimentOptions&) {}},
         {"lora_accumulation3_b2",
          [](ClassExperimentOptions& o) {
              o.lora = true;
@@ -153,7 +156,8 @@ TEST_CASE("class experiments: bad input is refused before anything is written") 
     CHECK_THAT(refused([](ClassExperimentOptions& o) { o.batch_size = 0; }), Catch::Contains("--batch_size must be positive"));
     CHECK_THAT(refused([](ClassExperimentOptions& o) { o.pretrained = true; o.models_dir = (o.out_dir + "/none"); }),
                Catch::Contains("124M"));
-    CHECK_THROWS_WITH(parse_trainable_token_pos("flexible"), Catch::Contains("flexible is not ported"));
+    CHECK_THAT(refused([](ClassExperimentOptions& o) { o.accumulation_steps = 0; }), Catch::Contains("--accumulation_steps must be positive"));
+    CHECK_THROWS_WITH(parse_trainable_token_pos("middle"), Catch::Contains("Invalid --trainable_token_pos argument 'middle' (first, last or flexible)"));
     CHECK_THROWS_WITH(parse_trainable_layers("lora"), Catch::Contains("Invalid --trainable_layers argument 'lora'"));
     CHECK(fs::is_empty(dir));
     fs::remove_all(dir);

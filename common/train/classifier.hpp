@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,14 @@ std::vector<float> last_token_logits(const GPTModel& model, const IdArray<2>& in
 std::vector<float> token_logits(const GPTModel& model, const IdArray<2>& inputs, int token_pos);
 // Python's index into T: token_pos, or T + token_pos when negative; std::out_of_range outside [-T, T).
 std::size_t token_index(int token_pos, std::size_t T);
+
+// additional_experiments.py's --trainable_token_pos flexible, as a token_pos: each row's own position,
+//   last_token_pos = (input_batch != 50256).sum(dim=1) - 1    # the last token before the padding
+//   logits[torch.arange(batch_size), last_token_pos]           # -1 (a row of padding only): the last
+constexpr int kFlexibleTokenPos = std::numeric_limits<int>::min();
+// The position each row's logits are read at: token_index(token_pos, T) for every row, or, for
+// kFlexibleTokenPos, the row's count of tokens other than 50256, less one. ids [B, T].
+std::vector<std::size_t> token_rows(const std::int64_t* ids, std::size_t B, std::size_t T, int token_pos);
 
 // cross_entropy(model(input_batch)[:, token_pos, :], target_batch)
 float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, int token_pos = -1);
