@@ -124,10 +124,14 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
         }
     }
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
-    const std::optional<std::size_t> max_length = context_choice(o.context_length, model->cfg.context_length);
-    const SpamDataset train_dataset(read_labeled_csv(csv[0]), tokenizer, max_length);
-    const SpamDataset val_dataset(read_labeled_csv(csv[1]), tokenizer, train_dataset.max_length());
-    const SpamDataset test_dataset(read_labeled_csv(csv[2]), tokenizer, train_dataset.max_length());
+    // --no_padding: max_length None for all three (each set's own longest text), no padding
+    const std::optional<std::size_t> max_length =
+        o.no_padding ? std::nullopt : context_choice(o.context_length, model->cfg.context_length);
+    const Padding padding = o.no_padding ? Padding::none : Padding::to_max_length;
+    const SpamDataset train_dataset(read_labeled_csv(csv[0]), tokenizer, max_length, 50256, padding);
+    const std::optional<std::size_t> eval_length = o.no_padding ? std::nullopt : std::optional(train_dataset.max_length());
+    const SpamDataset val_dataset(read_labeled_csv(csv[1]), tokenizer, eval_length, 50256, padding);
+    const SpamDataset test_dataset(read_labeled_csv(csv[2]), tokenizer, eval_length, 50256, padding);
     const std::size_t context = model->cfg.context_length;
     if (train_dataset.max_length() > context)
         throw std::runtime_error(fmt::format("Dataset length {} exceeds model's context length {}. Reinitialize data sets with "

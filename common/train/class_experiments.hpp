@@ -9,7 +9,8 @@
 //   train.csv, validation.csv, test.csv: create_dataset_csvs unless all three exist
 //     (the balanced set shuffled by .sample(frac=1, random_state=123), then random_split's own shuffle)
 //   --context_length: longest_training_example (the training set's longest text), model_context_length
-//     (model.pos_emb.weight.shape[0]) or a number: the datasets' max_length
+//     (model.pos_emb.weight.shape[0]) or a number: the datasets' max_length; --no_padding: none,
+//     each text its own length (a batch of texts of other lengths fails, as torch.stack does)
 //   the loaders (batch --batch_size; the training one shuffled, drop_last), no seed of their own
 //   torch.manual_seed(123); optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.1)
 //   train_classifier_simple(..., num_epochs, eval_freq=50, eval_iter=5, trainable_token_pos,
@@ -20,8 +21,7 @@
 // What differs: the SMS Spam Collection is a file given (--data; never downloaded, so the script's
 // "already exists. Skipping download" line is not printed); OpenAI's weights are the gpt2/<size>
 // folder gpt_download.py leaves (models_dir, the script's "gpt2"), or a file; the random model's
-// sizes can be made smaller (the tests'). Not ported: --average_embeddings, --no_padding,
-// --disable_causal_mask, --ignore_index 0 or 1 (the labels: another value ignores nothing),
+// sizes can be made smaller (the tests'). Not ported: --average_embeddings, --disable_causal_mask, --ignore_index 0 or 1 (the labels: another value ignores nothing),
 // --trainable_layers lora_alternative: llmfs-classifier-experiments refuses them, naming the flag.
 #pragma once
 
@@ -49,6 +49,7 @@ struct ClassExperimentOptions {
     double lora_alpha = 8;                          // --lora_alpha
     int trainable_token_pos = -1;                   // --trainable_token_pos first (0) | last (-1) | flexible (kFlexibleTokenPos)
     std::string context_length = "longest_training_example";  // or model_context_length, or a number
+    bool no_padding = false;                        // --no_padding: each text its own length (context_length unused)
     std::size_t num_epochs = 5, batch_size = 8;
     std::size_t accumulation_steps = 1;             // --accumulation_steps: an update every N batches (GradientAccumulation)
     std::string out_dir = ".";                      // where train.csv, validation.csv, test.csv are (written from --data)

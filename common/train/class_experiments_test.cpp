@@ -108,6 +108,17 @@ TEST_CASE("class experiments: each run prints the script's lines and writes its 
         {"token_flexible", [](ClassExperimentOptions& o) { o.trainable_token_pos = parse_trainable_token_pos("flexible"); }},
         // the targets are the labels 0 and 1: --ignore_index 50256 ignores no row, the default's run
         {"ignore_index_50256", [](ClassExperimentOptions&) {}},
+        {"no_padding_b1",
+         [](ClassExperimentOptions& o) {
+             o.no_padding = true;
+             o.batch_size = 1;
+         }},
+        {"no_padding_b1_accumulation8",
+         [](ClassExperimentOptions& o) {
+             o.no_padding = true;
+             o.batch_size = 1;
+             o.accumulation_steps = 8;
+         }},
         {"lora_accumulation3_b2",
          [](ClassExperimentOptions& o) {
              o.lora = true;

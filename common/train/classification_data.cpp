@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "llmfs/text/validate.hpp"
 #include "llmfs/text/zip_archive.hpp"
 #include "llmfs/train/data.hpp"
@@ -292,7 +294,7 @@ std::vector<LabeledMessage> read_labeled_csv(std::string_view csv) {
 }
 
 SpamDataset::SpamDataset(const std::vector<LabeledMessage>& data, const Gpt2Tokenizer& tokenizer,
-                         std::optional<std::size_t> max_length, std::int64_t pad_token_id) {
+                         std::optional<std::size_t> max_length, std::int64_t pad_token_id, Padding padding) {
     static const std::string special = "<|endoftext|>";
     std::vector<std::vector<std::int64_t>> encoded;  // self.encoded_texts
     for (std::size_t i = 0; i < data.size(); ++i) {
@@ -312,9 +314,11 @@ SpamDataset::SpamDataset(const std::vector<LabeledMessage>& data, const Gpt2Toke
     } else {
         for (const auto& e : encoded) T = std::max(T, e.size());  // _longest_encoded_length()
     }
-    ids.assign(encoded.size() * T, pad_token_id);  // + [pad_token_id] * (self.max_length - len(encoded_text))
-    for (std::size_t i = 0; i < encoded.size(); ++i)
-        std::copy(encoded[i].begin(), encoded[i].end(), ids.begin() + static_cast<std::ptrdiff_t>(i * T));
+    for (auto& e : encoded) {
+        if (padding == Padding::to_max_length) e.resize(T, pad_token_id);  // + [pad_token_id] * (self.max_length - len(encoded_text))
+        ids.insert(ids.end(), e.begin(), e.end());
+        offsets.push_back(ids.size());
+    }
 }
 
 ClassificationLoader::ClassificationLoader(const SpamDataset& dataset, std::size_t batch_size_, bool shuffle_,
@@ -353,13 +357,17 @@ bool ClassificationLoader::Epoch::next(ClassificationBatch& batch) {
     }
     const std::size_t first = batch_index * loader.batch_size;
     if (first >= n || (loader.drop_last && first + loader.batch_size > n)) return false;
-    const std::size_t B = std::min(loader.batch_size, n - first), T = loader.data->max_length();
+    const std::size_t B = std::min(loader.batch_size, n - first), T = loader.data->length(order[first]);
     batch.B = B;
     batch.T = T;
     batch.inputs.resize(B * T);  // [B, T]
     batch.labels.resize(B);      // [B]
     for (std::size_t b = 0; b < B; ++b) {  // default_collate: torch.stack
         const std::size_t i = order[first + b];
+        if (loader.data->length(i) != T)
+            throw std::runtime_error(fmt::format("stack expects each tensor to be equal size, but got [{}] at entry 0 and [{}] at entry {} "
+                                                 "(texts without padding need --batch_size 1)",
+                                                 T, loader.data->length(i), b));
         std::copy(loader.data->input(i), loader.data->input(i) + T, batch.inputs.begin() + static_cast<std::ptrdiff_t>(b * T));
         batch.labels[b] = loader.data->label(i);
     }

@@ -97,22 +97,29 @@ std::vector<LabeledMessage> read_labeled_csv(std::string_view csv);
 // (tiktoken's encode: "<|endoftext|>" in a text is refused), cut to max_length when one is given,
 // padded with pad_token_id to max_length (the longest text's length when none is given). A NaN
 // text is a std::runtime_error naming its row (the book's class fails on it with a TypeError).
+// additional_experiments.py's SpamDataset(..., no_padding=True) cuts but leaves each text its
+// own length (Padding::none).
+enum class Padding { to_max_length, none };
 class SpamDataset {
 public:
     SpamDataset(const std::vector<LabeledMessage>& data, const Gpt2Tokenizer& tokenizer,
-                std::optional<std::size_t> max_length = std::nullopt, std::int64_t pad_token_id = 50256);
+                std::optional<std::size_t> max_length = std::nullopt, std::int64_t pad_token_id = 50256,
+                Padding padding = Padding::to_max_length);
     std::size_t size() const { return labels.size(); }  // len(dataset)
     std::size_t max_length() const { return T; }
-    const std::int64_t* input(std::size_t i) const { return ids.data() + i * T; }  // [T]
+    const std::int64_t* input(std::size_t i) const { return ids.data() + offsets.at(i); }  // [length(i)]
+    std::size_t length(std::size_t i) const { return offsets.at(i + 1) - offsets.at(i); }  // max_length() when padded
     std::int64_t label(std::size_t i) const { return labels.at(i); }
 
 private:
     std::size_t T = 0;
-    std::vector<std::int64_t> ids;     // [N, T]
-    std::vector<std::int64_t> labels;  // [N]
+    std::vector<std::int64_t> ids;        // the texts one after another: [N, T] when padded
+    std::vector<std::size_t> offsets{0};  // [N + 1]: text i is ids[offsets[i], offsets[i + 1])
+    std::vector<std::int64_t> labels;     // [N]
 };
 
-// One batch as default_collate stacks it: inputs [B, T] row-major, labels [B].
+// One batch as default_collate stacks it: inputs [B, T] row-major, labels [B]. Texts of other
+// lengths in one batch (an unpadded data set) are torch.stack's RuntimeError, a std::runtime_error.
 struct ClassificationBatch {
     std::size_t B = 0, T = 0;
     std::vector<std::int64_t> inputs, labels;

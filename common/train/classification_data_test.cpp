@@ -164,3 +164,34 @@ TEST_CASE("classification data: random text gives rows or messages, never a cras
         });
     }
 }
+
+TEST_CASE("classification data: SpamDataset without padding keeps each text's length, cut to max_length, and torch.stack's error for a mixed batch") {
+    const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
+    const std::vector<LabeledMessage> rows = {{0, std::string("Hi there")}, {1, std::string("Win a prize now, reply YES")}, {0, std::string("ok")}};
+    const SpamDataset padded(rows, tokenizer);
+    const SpamDataset unpadded(rows, tokenizer, std::nullopt, 50256, Padding::none);
+    CHECK(unpadded.max_length() == padded.max_length());  // the longest text's either way
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const std::vector<std::int64_t> ids = tokenizer.encode_ordinary(*rows[i].text);
+        CHECK(unpadded.length(i) == ids.size());
+        CHECK(std::equal(ids.begin(), ids.end(), unpadded.input(i)));
+        CHECK(padded.length(i) == padded.max_length());
+        CHECK(padded.input(i)[padded.max_length() - 1] == (ids.size() == padded.max_length() ? ids.back() : 50256));
+    }
+    const SpamDataset cut(rows, tokenizer, std::size_t{2}, 50256, Padding::none);  // encoded_text[:max_length], not padded
+    CHECK(cut.length(0) == 2);
+    CHECK(cut.length(2) == 1);
+    Generator gen(BernoulliKernel::standard);
+    ClassificationLoader ones(unpadded, 1, false, false);
+    auto epoch = ones.begin(gen);
+    ClassificationBatch batch;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        REQUIRE(epoch.next(batch));
+        CHECK(batch.T == unpadded.length(i));
+        CHECK(batch.labels == std::vector<std::int64_t>{rows[i].label});
+    }
+    ClassificationLoader pairs(unpadded, 2, false, false);
+    auto mixed = pairs.begin(gen);
+    CHECK_THROWS_WITH(mixed.next(batch), Catch::Contains("stack expects each tensor to be equal size, but got [") &&
+                                             Catch::Contains("at entry 1") && Catch::Contains("--batch_size 1"));
+}
