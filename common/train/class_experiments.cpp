@@ -138,6 +138,8 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
                                              "`max_length={}`", train_dataset.max_length(), context, context));
     if (o.trainable_token_pos != kFlexibleTokenPos)  // an index past T: PyTorch's IndexError, before training
         token_index(o.trainable_token_pos, train_dataset.max_length());
+    // calc_loss_batch and calc_accuracy_loader: flexible reads its positions even with --average_embeddings
+    const int readout = o.average_embeddings && o.trainable_token_pos != kFlexibleTokenPos ? kAverageTokens : o.trainable_token_pos;
     if (!o.data.empty() && o.write_csvs) write_split_csvs(dir, split);
     const ClassificationLoader train_loader(train_dataset, o.batch_size, true, true);
     const ClassificationLoader val_loader(val_dataset, o.batch_size, false, false);
@@ -149,17 +151,17 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     adamw.lr = 5e-5;
     adamw.weight_decay = 0.1;
     adamw.version = o.pytorch;
-    note(fmt::format("training ({}, token {}): {} batches per epoch, {} epochs",
+    note(fmt::format("training ({}, token {}{}): {} batches per epoch, {} epochs",
                      o.lora ? fmt::format("lora, rank {}, alpha {}", o.lora_rank, o.lora_alpha) : trainable_layers_name(o.trainable_layers),
                      o.trainable_token_pos == 0 ? "first" : o.trainable_token_pos == kFlexibleTokenPos ? "flexible" : "last",
-                     train_loader.size(), o.num_epochs));
+                     readout == kAverageTokens ? ", averaged embeddings" : "", train_loader.size(), o.num_epochs));
     // train_classifier_simple(..., eval_freq=50, eval_iter=5, trainable_token_pos, accumulation_steps)
     GradientAccumulation accumulation(o.accumulation_steps, train_loader.size());
     const auto train_with = [&](auto& optimizer) {
         train_classifier_simple(
             *model, train_loader, val_loader,
-            [&](const ClassificationBatch& batch) { accumulation.step(*model, optimizer, batch, o.trainable_token_pos); }, gen,
-            o.num_epochs, 50, 5, print, o.trainable_token_pos);
+            [&](const ClassificationBatch& batch) { accumulation.step(*model, optimizer, batch, readout); }, gen,
+            o.num_epochs, 50, 5, print, readout);
     };
     if (o.lora) {
         LoRAAdamW optimizer(*model, adamw, LoRAHead::trained);
@@ -171,9 +173,9 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     timing(fmt::format("Training completed in {:.2f} minutes.", minutes));
     // Evaluate model
-    const double train = calc_accuracy_loader(train_loader, *model, gen, std::nullopt, o.trainable_token_pos);
-    const double val = calc_accuracy_loader(val_loader, *model, gen, std::nullopt, o.trainable_token_pos);
-    const double test = calc_accuracy_loader(test_loader, *model, gen, std::nullopt, o.trainable_token_pos);
+    const double train = calc_accuracy_loader(train_loader, *model, gen, std::nullopt, readout);
+    const double val = calc_accuracy_loader(val_loader, *model, gen, std::nullopt, readout);
+    const double test = calc_accuracy_loader(test_loader, *model, gen, std::nullopt, readout);
     print(fmt::format("Training accuracy: {:.2f}%", train * 100));
     print(fmt::format("Validation accuracy: {:.2f}%", val * 100));
     print(fmt::format("Test accuracy: {:.2f}%", test * 100));

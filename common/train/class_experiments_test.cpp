@@ -119,6 +119,13 @@ TEST_CASE("class experiments: each run prints the script's lines and writes its 
              o.batch_size = 1;
              o.accumulation_steps = 8;
          }},
+        {"average_embeddings", [](ClassExperimentOptions& o) { o.average_embeddings = true; }},
+        {"average_embeddings_all_b4",
+         [](ClassExperimentOptions& o) {
+             o.average_embeddings = true;
+             o.trainable_layers = TrainableLayers::all;
+             o.batch_size = 4;
+         }},
         {"lora_accumulation3_b2",
          [](ClassExperimentOptions& o) {
              o.lora = true;

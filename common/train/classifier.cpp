@@ -12,6 +12,7 @@
 
 #include "llmfs/nn/lora.hpp"
 #include "llmfs/torch/loss.hpp"
+#include "llmfs/torch/ops.hpp"
 #include "llmfs/train/attention_backward.hpp"
 #include "llmfs/train/backward.hpp"
 #include "llmfs/torch/sampling.hpp"
@@ -30,6 +31,7 @@ std::size_t token_index(int token_pos, std::size_t T) {
 }
 
 std::vector<std::size_t> token_rows(const std::int64_t* ids, std::size_t B, std::size_t T, int token_pos) {
+    if (token_pos == kAverageTokens) throw std::invalid_argument("token_rows: the mean over the tokens reads no one position");
     if (token_pos != kFlexibleTokenPos) return std::vector<std::size_t>(B, token_index(token_pos, T));
     std::vector<std::size_t> rows(B);
     for (std::size_t b = 0; b < B; ++b) {
@@ -39,14 +41,23 @@ std::vector<std::size_t> token_rows(const std::int64_t* ids, std::size_t B, std:
     return rows;
 }
 
+std::vector<float> read_logits(const float* logits, const std::int64_t* ids, std::size_t B, std::size_t T, std::size_t K,
+                               int token_pos) {
+    std::vector<float> at(B * K);  // [B, K]
+    if (token_pos == kAverageTokens) {  // model_output.mean(dim=1): sum(dim=1), then .div_(T)
+        for (std::size_t b = 0; b < B; ++b) sum_columns(logits + b * T * K, T, K, at.data() + b * K);
+        for (float& v : at) v = v / static_cast<float>(T);
+        return at;
+    }
+    const std::vector<std::size_t> rows = token_rows(ids, B, T, token_pos);  // [:, token_pos, :] (flexible: [arange(B), last_token_pos])
+    for (std::size_t b = 0; b < B; ++b) std::copy_n(logits + (b * T + rows[b]) * K, K, at.data() + b * K);
+    return at;
+}
+
 std::vector<float> token_logits(const GPTModel& model, const IdArray<2>& inputs, int token_pos) {
     const Tensor<3> logits = model.forward(inputs);  // [B, T, K]
     const std::size_t B = logits.data.shape()[0], T = logits.data.shape()[1], K = logits.data.shape()[2];
-    const std::vector<std::size_t> rows = token_rows(inputs.data(), B, T, token_pos);
-    std::vector<float> at(B * K);  // [:, token_pos, :] (flexible: [arange(B), last_token_pos]) -> [B, K]
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t k = 0; k < K; ++k) at[b * K + k] = logits.data(b, rows[b], k);
-    return at;
+    return read_logits(logits.data.data(), inputs.data(), B, T, K, token_pos);
 }
 
 std::vector<float> last_token_logits(const GPTModel& model, const IdArray<2>& inputs) { return token_logits(model, inputs, -1); }
@@ -184,7 +195,7 @@ namespace {
 
 // What one loss.backward() computes below the loss.
 struct BackwardPlan {
-    std::vector<std::size_t> token;  // [B]: the row of each sequence whose logits the loss reads
+    int token_pos = -1;           // the logits the loss reads (read_logits)
     std::size_t first_block = 0;  // the lowest block autograd reaches (n_layers: none)
     bool final_norm = true;       // autograd goes below out_head: final_norm's gradients and the blocks'
     bool lowest_input_grad = true;  // the lowest block's input gradient: its norm1 trains, or the embeddings do
@@ -203,16 +214,23 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
                           LinearGrads& out_head, std::vector<float>* tok_emb, std::vector<float>* pos_emb, StepKernels kernels) {
     const auto layer_norm_back = kernels == StepKernels::fast ? layer_norm_backward_fast : layer_norm_backward;
     const std::size_t B = s.B, T = s.T, N = B * T, C = model.cfg.emb_dim, K = model.out_head.out_features();
-    const std::vector<std::size_t>& t = plan.token;
-    // logits = model(input_batch)[:, t, :] (flexible: [arange(B), t]): [B, K]
-    std::vector<float> picked(B * K), dpicked(B * K);
-    for (std::size_t b = 0; b < B; ++b)
-        std::copy_n(s.logits.begin() + static_cast<std::ptrdiff_t>(((b * T) + t[b]) * K), K, picked.begin() + static_cast<std::ptrdiff_t>(b * K));
+    // logits = model(input_batch)[:, t, :] (flexible: [arange(B), t]; average: .mean(dim=1)): [B, K]
+    const std::vector<float> picked = read_logits(s.logits.data(), s.ids.data(), B, T, K, plan.token_pos);
+    std::vector<float> dpicked(B * K);
     const float loss = cross_entropy_backward(picked.data(), B, K, labels, dpicked.data(), plan.grad_output);  // cross_entropy, then its backward
-    // SelectBackward0: the gradient of logits [N, K] is zero but for position t's rows
+    // SelectBackward0: the gradient of logits [N, K] is zero but for position t's rows;
+    // MeanBackward1: every position's is d / T
     std::vector<float> dlogits(N * K, 0.0f);
-    for (std::size_t b = 0; b < B; ++b)
-        std::copy_n(dpicked.begin() + static_cast<std::ptrdiff_t>(b * K), K, dlogits.begin() + static_cast<std::ptrdiff_t>(((b * T) + t[b]) * K));
+    if (plan.token_pos == kAverageTokens) {
+        for (std::size_t b = 0; b < B; ++b)
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t k = 0; k < K; ++k) dlogits[(b * T + t) * K + k] = dpicked[b * K + k] / static_cast<float>(T);
+    } else {
+        const std::vector<std::size_t> t = token_rows(s.ids.data(), B, T, plan.token_pos);
+        for (std::size_t b = 0; b < B; ++b)
+            std::copy_n(dpicked.begin() + static_cast<std::ptrdiff_t>(b * K), K,
+                        dlogits.begin() + static_cast<std::ptrdiff_t>(((b * T) + t[b]) * K));
+    }
     if (!plan.final_norm) {  // only out_head trains: its weight and bias gradients, nothing below
         linear_layer_backward(model.out_head, s.normed.data(), dlogits.data(), N, nullptr, out_head);
         return loss;
@@ -246,7 +264,7 @@ float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const s
     if (model.trf_blocks.empty()) throw std::invalid_argument("classifier_loss_backward: a model without transformer blocks");
     BackwardPlan plan;
     plan.grad_output = grad_output;
-    plan.token = token_rows(s.ids.data(), s.B, s.T, token_pos);
+    plan.token_pos = token_pos;
     plan.first_block = first_trained_block(layers, model.trf_blocks.size());
     plan.final_norm = layers != TrainableLayers::last_layer;
     plan.embeddings = layers == TrainableLayers::all;
@@ -341,7 +359,7 @@ float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, co
         if (!linear->lora) throw std::invalid_argument("lora_classifier_loss_backward: " + name + " has no LoRA adapter");
     g.blocks.resize(model.trf_blocks.size());
     BackwardPlan plan;  // every block's adapters train, nothing below them
-    plan.token = token_rows(s.ids.data(), s.B, s.T, token_pos);
+    plan.token_pos = token_pos;
     plan.lowest_input_grad = false;
     plan.head_linear = head == LoRAHead::trained;
     plan.grad_output = grad_output;

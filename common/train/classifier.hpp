@@ -45,9 +45,17 @@ std::size_t token_index(int token_pos, std::size_t T);
 //   last_token_pos = (input_batch != 50256).sum(dim=1) - 1    # the last token before the padding
 //   logits[torch.arange(batch_size), last_token_pos]           # -1 (a row of padding only): the last
 constexpr int kFlexibleTokenPos = std::numeric_limits<int>::min();
+// --average_embeddings, as a token_pos: the mean over the tokens, model(input_batch).mean(dim=1)
+// (sum(dim=1)'s outer reduction, then / T; its backward spreads d / T over every position).
+constexpr int kAverageTokens = std::numeric_limits<int>::min() + 1;
 // The position each row's logits are read at: token_index(token_pos, T) for every row, or, for
 // kFlexibleTokenPos, the row's count of tokens other than 50256, less one. ids [B, T].
+// std::invalid_argument for kAverageTokens, which reads no one position.
 std::vector<std::size_t> token_rows(const std::int64_t* ids, std::size_t B, std::size_t T, int token_pos);
+// The logits the loss and the accuracies read: logits [B, T, K] at token_pos (token_rows), or
+// their mean over T (kAverageTokens) -> [B, K].
+std::vector<float> read_logits(const float* logits, const std::int64_t* ids, std::size_t B, std::size_t T, std::size_t K,
+                               int token_pos);
 
 // cross_entropy(model(input_batch)[:, token_pos, :], target_batch)
 float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, int token_pos = -1);

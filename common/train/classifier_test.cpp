@@ -177,9 +177,11 @@ TEST_CASE("classifier: additional_experiments.py's token positions and trainable
     std::set<std::int64_t> rows{0};
     for (std::size_t i = 0; i < splits.train.size(); ++i) rows.insert(splits.train.input(i), splits.train.input(i) + splits.train.max_length());
     for (const char* name :
-         {"first last_block", "last last_layer", "last last_two_blocks", "last all", "first all", "flexible last_block", "flexible all"}) {
+         {"first last_block", "last last_layer", "last last_two_blocks", "last all", "first all", "flexible last_block", "flexible all",
+          "average last_block", "average all"}) {
         const std::string setup = name;
-        const int token_pos = setup.rfind("first", 0) == 0 ? 0 : setup.rfind("flexible", 0) == 0 ? kFlexibleTokenPos : -1;
+        const std::string position = setup.substr(0, setup.find(' '));
+        const int token_pos = position == "first" ? 0 : position == "flexible" ? kFlexibleTokenPos : position == "average" ? kAverageTokens : -1;
         const TrainableLayers layers = parse_trainable_layers(setup.substr(setup.find(' ') + 1));
         std::vector<float> embedding_rows;  // tok_emb.weight[rows]
         const std::string text = tiny_finetune(splits, PyTorchVersion::v2, layers, token_pos, [&](GPTModel& model) {
@@ -330,7 +332,7 @@ TEST_CASE("classifier: the fast step (frozen but the last block) gives the refer
 
 TEST_CASE("classifier: the fast step gives the reference step's bits for every token position and trainable layers, on every kernel") {
     for (const TrainableLayers layers : {TrainableLayers::last_layer, TrainableLayers::last_two_blocks, TrainableLayers::all})
-        for (const int token_pos : {0, -1, 3, kFlexibleTokenPos}) {
+        for (const int token_pos : {0, -1, 3, kFlexibleTokenPos, kAverageTokens}) {
             INFO(trainable_layers_name(layers) << ", token_pos " << token_pos);
             check_fast_step<ClassifierAdamW>(
                 false,

@@ -71,7 +71,7 @@ def training_cases(book, GPTModel, train_loader, val_loader, device):
 
 EXPERIMENTS = [("first", "last_block"), ("last", "last_layer"), ("last", "last_two_blocks"), ("last", "all"), ("first", "all"),
                ("first", "lora"), ("last", "lora"), ("last", "last_block accumulation 2"), ("first", "lora accumulation 3"),
-               ("flexible", "last_block"), ("flexible", "all")]
+               ("flexible", "last_block"), ("flexible", "all"), ("average", "last_block"), ("average", "all")]
 
 
 def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
@@ -81,7 +81,7 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
     all: every parameter; lora: the script's replace_linear_with_lora, rank 4, alpha 8, out_head's
     Linear trainable; "... accumulation N": with accumulation_steps N); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
     decay 0.1, PyTorch 2.x's step); the script's train_classifier_simple with trainable_token_pos
-    0 (first), -1 (last) or "flexible" for 3 epochs, eval_freq 1, eval_iter 1. Each case as training_cases',
+    0 (first), -1 (last) or "flexible", or average_embeddings ("average") for 3 epochs, eval_freq 1, eval_iter 1. Each case as training_cases',
     but tok_emb.weight (50257 rows) only at the rows of row 0 and of the ids in train.csv's
     batches (the others only decay), in increasing id order."""
     import contextlib
@@ -125,7 +125,8 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
         with contextlib.redirect_stdout(printed):
             train_losses, val_losses, train_accs, val_accs, examples_seen = bonus.train_classifier_simple(
                 model, train_loader, val_loader, optimizer, device, num_epochs=3, eval_freq=1, eval_iter=1,
-                trainable_token_pos={"first": 0, "last": -1, "flexible": "flexible"}[position], accumulation_steps=int(steps or 1))
+                trainable_token_pos={"first": 0, "last": -1, "flexible": "flexible", "average": -1}[position],
+                accumulation_steps=int(steps or 1), average_embeddings=position == "average")
         lists = [" ".join("%.17g" % v for v in values) for values in (train_losses, val_losses, train_accs, val_accs)]
         params = []
         for name, p in model.named_parameters():

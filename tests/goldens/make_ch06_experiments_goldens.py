@@ -55,6 +55,8 @@ RUNS = {
     "ignore_index_50256": ["--ignore_index", "50256"],
     "no_padding_b1": ["--no_padding", "--batch_size", "1"],
     "no_padding_b1_accumulation8": ["--no_padding", "--batch_size", "1", "--accumulation_steps", "8"],
+    "average_embeddings": ["--average_embeddings"],
+    "average_embeddings_all_b4": ["--average_embeddings", "--trainable_layers", "all", "--batch_size", "4"],
 }
 # exercise -> its flags (the exercise program's --small)
 EXERCISE_FLAGS = ["--num_epochs", "8", "--batch_size", "1"]
