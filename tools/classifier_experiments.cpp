@@ -28,7 +28,6 @@ int main(int argc, char** argv) {
     std::string weights = "pretrained", layers = "last_block", token = "last", pytorch = "2", bernoulli = "default";
     std::size_t emb_dim = 0, n_heads = 0, n_layers = 0, context = 0;
     int ignore_index = -100, accumulation_steps = 1, lora_rank = 8, lora_alpha = 8;
-    bool disable_causal_mask = false;
     app.add_option("--data", o.data,
                    "the SMS Spam Collection: the zip the script downloads (sms_spam_collection.zip) or its SMSSpamCollection TSV;\n"
                    "without it, the train.csv, validation.csv and test.csv an earlier run left in --out-dir")
@@ -52,10 +51,10 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--num_epochs", o.num_epochs, "the script's")->capture_default_str()->check(CLI::Range(0, 1000000));
     app.add_option("--batch_size", o.batch_size, "the script's")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-    // The script's flags this port does not run: accepted at their defaults only.
+    // The rest of the script's flags (--ignore_index 0 or 1 and lora_alternative refused below)
     app.add_flag("--average_embeddings", o.average_embeddings, "the script's: the loss and accuracies read the logits' mean over the tokens");
     app.add_flag("--no_padding", o.no_padding, "the script's: each text its own length (then --batch_size 1, as the script needs)");
-    app.add_flag("--disable_causal_mask", disable_causal_mask, "the script's; not ported (refused)");
+    app.add_flag("--disable_causal_mask", o.disable_causal_mask, "the script's: every token attends to every token");
     app.add_option("--accumulation_steps", accumulation_steps, "the script's: an optimizer step every N batches, the loss divided by N")
         ->capture_default_str()
         ->check(CLI::Range(1, 1 << 20));
@@ -80,9 +79,8 @@ int main(int argc, char** argv) {
             throw std::invalid_argument(flag + " is one of additional_experiments.py's choices this port does not run (it runs "
                                                "--trainable_token_pos, --trainable_layers but lora_alternative, --context_length, --ignore_index but 0 and 1, "
                                                "--model_size, --weights, --lora_rank, --lora_alpha, --num_epochs, --batch_size, "
-                                               "--accumulation_steps, --no_padding, --average_embeddings)");
+                                               "--accumulation_steps, --no_padding, --average_embeddings, --disable_causal_mask)");
         };
-        if (disable_causal_mask) not_ported("--disable_causal_mask");
         // cross_entropy(logits, target_batch, ignore_index): the targets are the labels 0 and 1, so
         // any other value ignores no row (the script's row 18, --ignore_index 50256) and is -100's run
         if (ignore_index == 0 || ignore_index == 1) not_ported("--ignore_index " + std::to_string(ignore_index) + " (a label)");

@@ -418,7 +418,7 @@ void causal_softmax_row(const float* scores, float* y, std::size_t n_valid, std:
 
 void causal_attention_head(const float* q, std::size_t ldq, const float* k, const float* v, std::size_t ldkv,
                            float* out, std::size_t ldo, std::size_t tq, std::size_t offset, std::size_t hs,
-                           std::vector<float>& scratch) {
+                           std::vector<float>& scratch, bool causal) {
     SingleThreadedBlas single;  // small products, on the calling thread: the same bits whatever OpenBLAS's thread count
     constexpr std::size_t kBlock = 64;  // query rows per block: small enough to skip most of the masked half
     const auto divisor = static_cast<float>(std::pow(static_cast<double>(hs), 0.5));  // keys.shape[-1]**0.5
@@ -426,7 +426,7 @@ void causal_attention_head(const float* q, std::size_t ldq, const float* k, cons
     scratch.resize(std::min(tq, kBlock) * n_total);
     for (std::size_t r0 = 0; r0 < tq; r0 += kBlock) {
         const std::size_t rows = std::min(kBlock, tq - r0);
-        const std::size_t nk = offset + r0 + rows;  // keys the block's last row can see
+        const std::size_t nk = causal ? offset + r0 + rows : n_total;  // keys the block's last row can see
         float* s = scratch.data();                  // [rows, nk]
         const float* qb = q + r0 * ldq;
         if (rows == 1) {  // scores = K[0:nk] @ q
@@ -439,7 +439,7 @@ void causal_attention_head(const float* q, std::size_t ldq, const float* k, cons
                         static_cast<int>(nk));
         }
         for (std::size_t i = 0; i < rows; ++i) {
-            const std::size_t n_valid = offset + r0 + i + 1;
+            const std::size_t n_valid = causal ? offset + r0 + i + 1 : n_total;
             float* row = s + i * nk;
             causal_softmax_row(row, row, n_valid, n_total, divisor);
             std::fill(row + n_valid, row + nk, 0.0f);  // the masked weights within the block

@@ -137,9 +137,10 @@ void causal_softmax_row(const float* scores, float* y, std::size_t n_valid, std:
 // blocks; each block's scores are computed only against the keys it can see. One query row
 // (decoding with a cache) uses gemv. Teaching version: MultiHeadAttention::forward's
 // matmul / masked_fill / softmax / matmul.
+// causal false: no mask, every query against all offset + Tq keys (disable_causal_mask).
 void causal_attention_head(const float* q, std::size_t ldq, const float* k, const float* v, std::size_t ldkv,
                            float* out, std::size_t ldo, std::size_t tq, std::size_t offset, std::size_t hs,
-                           std::vector<float>& scratch);
+                           std::vector<float>& scratch, bool causal = true);
 
 // GELU, the book's tanh approximation, in place over n floats, fused into one pass: the same
 // float operations as gelu() in gpt.hpp, in the same order, so bit-identical to it.

@@ -160,6 +160,11 @@ Tensor<3> MultiHeadAttention::forward(const Tensor<3>& x) const {
     return forward(x, unused);
 }
 
+void MultiHeadAttention::disable_causal_mask() {
+    causal = false;
+    mask.fill(false);  // masked_fill_ of nothing: the scores as they are
+}
+
 std::size_t MultiHeadAttention::num_parameters() const {
     return W_query.num_parameters() + W_key.num_parameters() + W_value.num_parameters() + out_proj.num_parameters();
 }

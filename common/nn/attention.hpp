@@ -71,9 +71,13 @@ struct MultiHeadAttention {
     Linear out_proj;                         // d_out -> d_out, with bias
     Dropout dropout;
     BoolArray<2> mask;  // [context_length, context_length]
+    bool causal = true;  // false: the ch06 bonus script's disable_causal_mask (mask all false: nothing masked)
 
     MultiHeadAttention(Generator& gen, std::size_t d_in, std::size_t d_out, std::size_t context_length,
                        double dropout, std::size_t num_heads, bool qkv_bias = false, Init init = Init::draw);
+    // MultiHeadAttention(..., disable_causal_mask=True) of additional_experiments.py's
+    // previous_chapters.py: every token attends to every token.
+    void disable_causal_mask();
     Tensor<3> forward(const Tensor<3>& x) const;  // x [B, T, d_in] -> [B, T, d_out]
     // The same, also handing out each head's attention weights [B, NH, T, T] (after dropout).
     Tensor<3> forward(const Tensor<3>& x, Tensor<4>& attn_weights) const;

@@ -25,7 +25,8 @@ Array<3> FastMultiHeadAttention::forward(const Array<3>& x) const {
     for_each_head(B * NH, B * NH * T * T * hs, [&](std::size_t i, std::vector<float>& scratch) {
         const std::size_t b = i / NH, h = i % NH;
         const float* q = qkv.data() + b * T * 3 * C + h * hs;
-        causal_attention_head(q, 3 * C, q + C, q + 2 * C, 3 * C, context.data() + b * T * C + h * hs, C, T, 0, hs, scratch);
+        causal_attention_head(q, 3 * C, q + C, q + 2 * C, 3 * C, context.data() + b * T * C + h * hs, C, T, 0, hs, scratch,
+                              mha.causal);
     });
     Array<3> out = Array<3>::from_shape({B, T, C});
     mha.out_proj.forward_rows(context.data(), B * T, out.data());

@@ -28,6 +28,19 @@ TEST_CASE("fast multi-head attention equals chapter 3's class in eval mode") {
     }
 }
 
+TEST_CASE("fast multi-head attention without the causal mask equals the class without it, and differs from the masked one") {
+    Generator gen;
+    gen.manual_seed(17);
+    MultiHeadAttention mha(gen, 32, 48, 200, 0.0, 4, true);
+    const Array<3> x = randn_array<3>(18, {2, 150, 32});
+    const Array<3> masked = mha.forward(Tensor<3>(x)).data;
+    mha.disable_causal_mask();  // the ch06 bonus script's disable_causal_mask
+    const Array<3> expected = mha.forward(Tensor<3>(x)).data;
+    CHECK_FALSE(xt::allclose(expected, masked, 1e-3, 1e-3));
+    CHECK(xt::allclose(xt::view(expected, xt::all(), 149), xt::view(masked, xt::all(), 149), 1e-5, 1e-5));  // the last token saw all
+    CHECK(xt::allclose(FastMultiHeadAttention(mha).forward(x), expected, 1e-5, 1e-5));
+}
+
 TEST_CASE("combined QKV weights compute chapter 3's multi-head attention") {
     Generator gen;
     gen.manual_seed(15);

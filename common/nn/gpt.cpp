@@ -111,6 +111,10 @@ std::size_t TransformerBlock::num_parameters() const {
 
 // ---- GPTModel ----------------------------------------------------------------------------------
 
+void disable_causal_mask(GPTModel& model) {
+    for (TransformerBlock& block : model.trf_blocks) block.att.disable_causal_mask();
+}
+
 GPTModel::GPTModel(Generator& gen, const GPTConfig& config, const std::function<void(std::size_t, std::size_t)>& progress)
     : cfg(config),
       tok_emb(gen, cfg.vocab_size, cfg.emb_dim),

@@ -124,6 +124,10 @@ struct GPTModel {
     std::size_t num_parameters() const;                 // sum(p.numel() for p in model.parameters())
 };
 
+// GPTModel(cfg, disable_causal_mask=True) of the ch06 bonus script additional_experiments.py:
+// every block's attention without its causal mask (MultiHeadAttention::disable_causal_mask).
+void disable_causal_mask(GPTModel& model);
+
 // 4.1: the placeholder model: embeddings, dropout and the output head, identity blocks in between
 struct DummyGPTModel {
     Embedding tok_emb, pos_emb;

@@ -186,7 +186,7 @@ Tensor<3> attention_forward(const MultiHeadAttention& mha, const Tensor<3>& x, A
     s.k.assign(keys.data.begin(), keys.data.end());
     s.v.assign(values.data.begin(), values.data.end());
     auto scores = matmul(queries, Tensor<4>(xt::eval(transpose(keys, 2, 3).data)));      // [B, NH, T, T]
-    scores = masked_fill(scores, causal_mask(T), kNegInf);                                 // masked_fill_(mask_bool, -inf)
+    if (mha.causal) scores = masked_fill(scores, causal_mask(T), kNegInf);                 // masked_fill_(mask_bool, -inf)
     const auto weights = softmax(scores / std::pow(static_cast<double>(hs), 0.5), -1);      // / keys.shape[-1]**0.5
     s.y.assign(weights.data.begin(), weights.data.end());
     s.a = s.y;
@@ -220,7 +220,7 @@ void attention_backward_impl(const MultiHeadAttention& mha, const AttentionSaved
     dA.resize(heads * T * T), dKt.resize(heads * hs * T);                             // [B, NH, T, T], [B, NH, hs, T]
     linear_layer_backward(mha.out_proj, s.ctx.data(), dy, N, dctx.data(), grads.out_proj);  // [B*T, C]
     const auto scale = static_cast<float>(std::pow(static_cast<double>(hs), 0.5));
-    const bool naive = small(T, hs);
+    const bool naive = small(T, hs), causal = mha.causal;
     for_heads(heads, fast, [&](std::size_t head) {  // context_vec's gradient, transpose(1, 2) undone
         const std::size_t b = head / NH, h = head % NH;
         for (std::size_t i = 0; i < T; ++i)
@@ -255,7 +255,7 @@ void attention_backward_impl(const MultiHeadAttention& mha, const AttentionSaved
             for (std::size_t j = 0; j < T; ++j) {
                 float& g = dAh[i * T + j];
                 g = g / scale;        // DivBackward0: grad / other
-                if (j > i) g = 0.0f;  // MaskedFillBackward0: masked entries 0
+                if (causal && j > i) g = 0.0f;  // MaskedFillBackward0: masked entries 0
             }
         }
         if (!naive) {  // keys.transpose(2, 3), made contiguous by matmul (dKt's buffer, overwritten by the product below)
@@ -384,8 +384,9 @@ void attention_forward_fast(const MultiHeadAttention& mha, const float* x, std::
         float* Y = s.y.data() + head * T * T;
         float* A = s.a.data() + head * T * T;
         for (std::size_t i = 0; i < T; ++i) {  // masked_fill_(-inf), / sqrt(hs), softmax (in place): the masked half exactly 0
-            causal_softmax_row(Y + i * T, Y + i * T, i + 1, T, divisor);
-            std::fill(Y + i * T + i + 1, Y + (i + 1) * T, 0.0f);
+            const std::size_t n_valid = mha.causal ? i + 1 : T;  // disable_causal_mask: every key
+            causal_softmax_row(Y + i * T, Y + i * T, n_valid, T, divisor);
+            std::fill(Y + i * T + n_valid, Y + (i + 1) * T, 0.0f);
         }
         if (s.noise.empty()) return static_cast<void>(std::copy(Y, Y + T * T, A));
         const float* noise = s.noise.data() + head * T * T;

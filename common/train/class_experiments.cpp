@@ -101,6 +101,7 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
         gen.manual_seed(123);
         model = std::make_unique<GPTModel>(gen, o.random_config ? *o.random_config : asked);
     }
+    if (o.disable_causal_mask) disable_causal_mask(*model);  // GPTModel(BASE_CONFIG, disable_causal_mask=args.disable_causal_mask)
     model->train(false);  // model.eval()
     // every parameter frozen; torch.manual_seed(123); the new head (in_features: the model's emb_dim)
     gen.manual_seed(123);

@@ -21,8 +21,9 @@
 // What differs: the SMS Spam Collection is a file given (--data; never downloaded, so the script's
 // "already exists. Skipping download" line is not printed); OpenAI's weights are the gpt2/<size>
 // folder gpt_download.py leaves (models_dir, the script's "gpt2"), or a file; the random model's
-// sizes can be made smaller (the tests'). Not ported: --disable_causal_mask, --ignore_index 0 or 1 (the labels: another value ignores nothing),
-// --trainable_layers lora_alternative: llmfs-classifier-experiments refuses them, naming the flag.
+// sizes can be made smaller (the tests'). Not ported: --ignore_index 0 or 1 (the labels: another
+// value ignores nothing) and --trainable_layers lora_alternative: llmfs-classifier-experiments
+// refuses them, naming the flag.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +50,7 @@ struct ClassExperimentOptions {
     double lora_alpha = 8;                          // --lora_alpha
     int trainable_token_pos = -1;                   // --trainable_token_pos first (0) | last (-1) | flexible (kFlexibleTokenPos)
     bool average_embeddings = false;                // --average_embeddings: the mean over the tokens (kAverageTokens) instead
+    bool disable_causal_mask = false;               // --disable_causal_mask: GPTModel(BASE_CONFIG, disable_causal_mask=True)
     std::string context_length = "longest_training_example";  // or model_context_length, or a number
     bool no_padding = false;                        // --no_padding: each text its own length (context_length unused)
     std::size_t num_epochs = 5, batch_size = 8;

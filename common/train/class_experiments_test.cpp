@@ -126,6 +126,13 @@ TEST_CASE("class experiments: each run prints the script's lines and writes its 
              o.trainable_layers = TrainableLayers::all;
              o.batch_size = 4;
          }},
+        {"no_causal_mask", [](ClassExperimentOptions& o) { o.disable_causal_mask = true; }},
+        {"no_causal_mask_all_first",
+         [](ClassExperimentOptions& o) {
+             o.disable_causal_mask = true;
+             o.trainable_layers = TrainableLayers::all;
+             o.trainable_token_pos = 0;
+         }},
         {"lora_accumulation3_b2",
          [](ClassExperimentOptions& o) {
              o.lora = true;

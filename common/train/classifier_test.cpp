@@ -119,10 +119,11 @@ struct TinySplits {
 // lines, then history_text of `params(model)`.
 std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, TrainableLayers layers, int token_pos,
                           const std::function<std::vector<ParameterView>(GPTModel&)>& params, bool lora = false,
-                          std::size_t accumulation_steps = 1) {
+                          std::size_t accumulation_steps = 1, bool causal = true) {
     Generator gen(BernoulliKernel::standard);
     gen.manual_seed(123);
     GPTModel model(gen, tiny());
+    if (!causal) disable_causal_mask(model);
     gen.manual_seed(123);
     replace_out_head(model, gen, 2);
     if (lora) replace_linear_with_lora(model, gen, 4, 8.0, LoRAScaling::alpha);
@@ -178,8 +179,10 @@ TEST_CASE("classifier: additional_experiments.py's token positions and trainable
     for (std::size_t i = 0; i < splits.train.size(); ++i) rows.insert(splits.train.input(i), splits.train.input(i) + splits.train.max_length());
     for (const char* name :
          {"first last_block", "last last_layer", "last last_two_blocks", "last all", "first all", "flexible last_block", "flexible all",
-          "average last_block", "average all"}) {
-        const std::string setup = name;
+          "average last_block", "average all", "last last_block nomask", "first all nomask"}) {
+        std::string setup = name;
+        const bool causal = setup.find(" nomask") == std::string::npos;  // "nomask": --disable_causal_mask
+        if (!causal) setup.erase(setup.find(" nomask"));
         const std::string position = setup.substr(0, setup.find(' '));
         const int token_pos = position == "first" ? 0 : position == "flexible" ? kFlexibleTokenPos : position == "average" ? kAverageTokens : -1;
         const TrainableLayers layers = parse_trainable_layers(setup.substr(setup.find(' ') + 1));
@@ -193,7 +196,7 @@ TEST_CASE("classifier: additional_experiments.py's token positions and trainable
                 params.front() = {"tok_emb.weight", embedding_rows.data(), embedding_rows.size()};
             }
             return params;
-        });
+        }, false, 1, causal);
         llmfs::testing::check_printed(std::string("classifier experiment ") + name, text, cases.at(name), 1e-3);
     }
     for (const char* name : {"first lora", "last lora"}) {  // --trainable_layers lora: the adapters and out_head's Linear
@@ -288,7 +291,7 @@ TrainedHeadLoRAAdamW make_optimizer<TrainedHeadLoRAAdamW>(GPTModel& model, AdamW
 // Three steps of both step kernels from the same model on the same batches: the losses and the
 // trained parameters, bit for bit. Both make the same BLAS calls, so this holds under every kernel.
 template <class Optimizer, class Step, class Params>
-void check_fast_step(bool lora, Step step, Params params, TrainableLayers layers = TrainableLayers::last_block) {
+void check_fast_step(bool lora, Step step, Params params, TrainableLayers layers = TrainableLayers::last_block, bool causal = true) {
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
     SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
     std::vector<float> trained[2], losses[2];
@@ -299,6 +302,7 @@ void check_fast_step(bool lora, Step step, Params params, TrainableLayers layers
         GPTConfig cfg = tiny();
         cfg.n_layers = 3;
         GPTModel model(gen, cfg);
+        if (!causal) disable_causal_mask(model);
         gen.manual_seed(123);
         replace_out_head(model, gen, 2);
         if (lora) {
@@ -341,6 +345,18 @@ TEST_CASE("classifier: the fast step gives the reference step's bits for every t
                 },
                 [&](GPTModel& m) { return trainable_parameters(m, layers); }, layers);
         }
+}
+
+TEST_CASE("classifier: the fast step without the causal mask gives the reference step's bits, on every kernel") {
+    for (const int token_pos : {0, -1}) {
+        INFO("token_pos " << token_pos);
+        check_fast_step<ClassifierAdamW>(
+            false,
+            [&](GPTModel& m, ClassifierAdamW& o, const ClassificationBatch& b, StepKernels k) {
+                return train_classifier_step(m, o, b, k, token_pos);
+            },
+            [](GPTModel& m) { return trainable_parameters(m, TrainableLayers::all); }, TrainableLayers::all, /*causal=*/false);
+    }
 }
 
 TEST_CASE("classifier: the fast LoRA step gives the reference step's bits, on every kernel") {

@@ -71,7 +71,8 @@ def training_cases(book, GPTModel, train_loader, val_loader, device):
 
 EXPERIMENTS = [("first", "last_block"), ("last", "last_layer"), ("last", "last_two_blocks"), ("last", "all"), ("first", "all"),
                ("first", "lora"), ("last", "lora"), ("last", "last_block accumulation 2"), ("first", "lora accumulation 3"),
-               ("flexible", "last_block"), ("flexible", "all"), ("average", "last_block"), ("average", "all")]
+               ("flexible", "last_block"), ("flexible", "all"), ("average", "last_block"), ("average", "all"),
+               ("last", "last_block nomask"), ("first", "all nomask")]
 
 
 def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
@@ -79,7 +80,8 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
     parameter frozen; torch.manual_seed(123), the new head; --trainable_layers unfreezes (last_layer:
     nothing more; last_block: trf_blocks[-1] and final_norm; last_two_blocks: and trf_blocks[-2];
     all: every parameter; lora: the script's replace_linear_with_lora, rank 4, alpha 8, out_head's
-    Linear trainable; "... accumulation N": with accumulation_steps N); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
+    Linear trainable; "... accumulation N": with accumulation_steps N; "... nomask": the bonus
+    folder's GPTModel(..., disable_causal_mask=True)); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
     decay 0.1, PyTorch 2.x's step); the script's train_classifier_simple with trainable_token_pos
     0 (first), -1 (last) or "flexible", or average_embeddings ("average") for 3 epochs, eval_freq 1, eval_iter 1. Each case as training_cases',
     but tok_emb.weight (50257 rows) only at the rows of row 0 and of the ids in train.csv's
@@ -97,10 +99,16 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
     torch2x_adamw.install()
     rows = sorted(set(train_ids) | {0})
     out = []
+    # the bonus folder's GPTModel, which takes disable_causal_mask (the chapter's does not)
+    spec = importlib.util.spec_from_file_location(
+        "bonus_previous_chapters", pathlib.Path(BOOK, "ch06", "02_bonus_additional-experiments", "previous_chapters.py"))
+    bonus_chapters = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bonus_chapters)
     for position, setup in EXPERIMENTS:
-        layers, _, steps = setup.partition(" accumulation ")
+        nomask = setup.endswith(" nomask")
+        layers, _, steps = setup.removesuffix(" nomask").partition(" accumulation ")
         torch.manual_seed(123)
-        model = GPTModel(TINY)
+        model = bonus_chapters.GPTModel(TINY, disable_causal_mask=True) if nomask else GPTModel(TINY)
         model.eval()
         for param in model.parameters():
             param.requires_grad = False

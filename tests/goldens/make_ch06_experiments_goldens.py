@@ -57,6 +57,8 @@ RUNS = {
     "no_padding_b1_accumulation8": ["--no_padding", "--batch_size", "1", "--accumulation_steps", "8"],
     "average_embeddings": ["--average_embeddings"],
     "average_embeddings_all_b4": ["--average_embeddings", "--trainable_layers", "all", "--batch_size", "4"],
+    "no_causal_mask": ["--disable_causal_mask"],
+    "no_causal_mask_all_first": ["--disable_causal_mask", "--trainable_layers", "all", "--trainable_token_pos", "first"],
 }
 # exercise -> its flags (the exercise program's --small)
 EXERCISE_FLAGS = ["--num_epochs", "8", "--batch_size", "1"]
