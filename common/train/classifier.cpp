@@ -418,6 +418,21 @@ float GradientAccumulation::grad_output() const {
     return steps_ == 1 ? 1.0f : 1.0f / static_cast<float>(steps_);  // DivBackward0: grad / accumulation_steps
 }
 
+namespace {
+
+// loss.backward() of loss / accumulation_steps into `sum` (None after zero_grad(): the first
+// backward's gradients are kept, later ones added), then optimizer.step() and zero_grad() when due.
+template <class Grads, class Named, class Step>
+void accumulate(std::optional<Grads>& sum, Grads&& grads, const Named& named, bool due, const Step& step) {
+    if (!sum) sum = std::move(grads);
+    else add_gradients(named(*sum), named(grads));
+    if (!due) return;
+    step(*sum);
+    sum.reset();
+}
+
+}  // namespace
+
 float GradientAccumulation::step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, int token_pos,
                                  StepKernels kernels) {
     GPTSaved saved;
@@ -425,13 +440,8 @@ float GradientAccumulation::step(GPTModel& model, ClassifierAdamW& optimizer, co
     gpt_forward(model, batch_inputs(batch), saved, kernels);
     const float loss =
         classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.layers(), token_pos, grad_output());
-    if (!grads_) grads_ = std::move(grads);  // the first backward after zero_grad()
-    else add_gradients(named_gradients(*grads_, model.trf_blocks.size(), optimizer.layers()),
-                       named_gradients(grads, model.trf_blocks.size(), optimizer.layers()));
-    if (update_due()) {
-        optimizer.step(*grads_);
-        grads_.reset();  // optimizer.zero_grad()
-    }
+    const auto named = [&](const ClassifierGrads& g) { return named_gradients(g, model.trf_blocks.size(), optimizer.layers()); };
+    accumulate(grads_, std::move(grads), named, update_due(), [&](const ClassifierGrads& g) { optimizer.step(g); });
     return loss;
 }
 
@@ -442,12 +452,8 @@ float GradientAccumulation::step(GPTModel& model, LoRAAdamW& optimizer, const Cl
     gpt_forward(model, batch_inputs(batch), saved, kernels);
     const float loss =
         lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.head(), token_pos, grad_output());
-    if (!lora_grads_) lora_grads_ = std::move(grads);
-    else add_gradients(named_gradients(*lora_grads_), named_gradients(grads));
-    if (update_due()) {
-        optimizer.step(*lora_grads_);
-        lora_grads_.reset();
-    }
+    const auto named = [](const LoRAClassifierGrads& g) { return named_gradients(g); };
+    accumulate(lora_grads_, std::move(grads), named, update_due(), [&](const LoRAClassifierGrads& g) { optimizer.step(g); });
     return loss;
 }
 
