@@ -15,7 +15,8 @@
 // whatever the notebook's kernel: an MKL build's training cannot be matched (its sgemm is MKL's),
 // and training twice would double the longest run.
 // The book's exercise notebooks (exercise-solutions.ipynb of ch02-ch05, ch07) are checked against the
-// exercise programs, which run only when the chapter's own programs do not cover a notebook.
+// exercise programs, which run only when the chapter's own programs do not cover a notebook (the
+// chapter the path names first, then every chapter in turn).
 // Exit status: 0 when no cell differs, 1 when one does or a program fails (or, with --strict, when
 // the notebook is incomplete), 2 for bad input.
 #include <algorithm>
@@ -84,15 +85,21 @@ struct Run {
     bool drew_dropout = false;  // the program said on stderr which dropout kernel it used
 };
 
+bool is_exercise_notebook(const std::string& path) {
+    std::string lower;
+    for (const char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower.find("exercise") != std::string::npos;
+}
+
 // The group of the chapter a notebook's path names (its index in `groups`): ".../ch05/01_main-chapter-code/ch05.ipynb"
-// and "ch04_book.ipynb" name "ch05" and "ch04", "appendix-D.ipynb" names "appendix_d"; nothing for
-// an exercise notebook (its report keeps the cells of every group tried before its own) or a path
-// that names no group. That group's programs run first: a chapter-5 notebook need not wait for the
-// chapter-3 and 4 programs (GPT-2 124M among them) to be refused by them first.
+// and "ch04_book.ipynb" name "ch05" and "ch04", "appendix-D.ipynb" names "appendix_d",
+// ".../ch07/01_main-chapter-code/exercise-solutions.ipynb" names "ch07" (whose exercises' group the
+// caller tries next); nothing for a path that names no group. That group's programs run first: a
+// chapter-5 notebook need not wait for the chapter-3 and 4 programs (GPT-2 124M among them) to be
+// refused by them first, nor chapter 7's exercise notebook for every chapter before it (49 s, not 1).
 std::optional<std::size_t> named_group(const std::string& path, const std::vector<Group>& groups) {
     std::string lower;
     for (const char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower.find("exercise") != std::string::npos) return std::nullopt;
     std::string name;
     for (std::size_t i = 0; i + 2 < lower.size(); ++i) {
         const bool starts_word = i == 0 || !std::isalnum(static_cast<unsigned char>(lower[i - 1]));
@@ -310,12 +317,20 @@ int run(const Options& opt, const std::filesystem::path& bin) {
         return "";
     };
     const std::optional<std::size_t> named = named_group(notebook_path, groups);
+    const bool exercise_notebook = is_exercise_notebook(notebook_path);
+    std::size_t named_tried = 0;  // how many groups at the front of `order` the path named
     if (named) {
         const Group& own = groups[*named];
         // the notebook's own chapter cannot run: say so now, not after every other chapter's programs
         for (const std::string& program : own.programs)
-            if (needs_data(program)) throw std::invalid_argument(notebook_path + " is " + own.name + "'s notebook, but " + data_message(program));
-        order.insert(order.begin(), own);
+            if (!exercise_notebook && needs_data(program))
+                throw std::invalid_argument(notebook_path + " is " + own.name + "'s notebook, but " + data_message(program));
+        std::vector<Group> first{own};
+        // an exercise notebook: the chapter's programs, then its exercises' (their cells reuse the chapter's)
+        const auto exercises = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.name == own.name + " exercises"; });
+        if (exercise_notebook && exercises != groups.end()) first.push_back(*exercises);
+        order.insert(order.begin(), first.begin(), first.end());
+        named_tried = first.size();
     }
     std::map<std::string, Run> runs;  // program -> its run
     std::vector<std::string> chapter;  // the programs of the group that covers the notebook
@@ -330,7 +345,7 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     };
     for (std::size_t g = 0; g < order.size(); ++g) {
         const Group& group = order[g];
-        const bool named_group_did_not_cover = named && g == 1;  // it was tried first: start over, its runs kept
+        const bool named_group_did_not_cover = named_tried > 0 && g == named_tried;  // tried first: start over, its runs kept
         if (named_group_did_not_cover) check.cells.clear();
         for (const std::string& program : group.programs) {
             auto done = runs.find(program);
@@ -374,7 +389,11 @@ int run(const Options& opt, const std::filesystem::path& bin) {
         const llmfs::Summary s = llmfs::summarize(check.results);
         std::string inputs_left_out;  // an input's absence may be why: the notebook's own chapter's, else any
         for (const auto& [program, why] : left_out) {
-            const std::vector<std::string>& own = named ? groups[*named].programs : std::vector<std::string>{program};
+            std::vector<std::string> own{program};
+            if (named_tried > 0) {
+                own.clear();
+                for (std::size_t g = 0; g < named_tried; ++g) own.insert(own.end(), order[g].programs.begin(), order[g].programs.end());
+            }
             if (std::find(own.begin(), own.end(), program) != own.end()) inputs_left_out += "; " + why;
         }
         throw std::invalid_argument(notebook_path + " does not look like a chapter of the book, or an exercise notebook of "
