@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
     std::string weights = "pretrained", layers = "last_block", token = "last", pytorch = "2", bernoulli = "default";
     std::size_t emb_dim = 0, n_heads = 0, n_layers = 0, context = 0;
     int ignore_index = -100, accumulation_steps = 1, lora_rank = 8, lora_alpha = 8;
+    bool average_embeddings = false;
     app.add_option("--data", o.data,
                    "the SMS Spam Collection: the zip the script downloads (sms_spam_collection.zip) or its SMSSpamCollection TSV;\n"
                    "without it, the train.csv, validation.csv and test.csv an earlier run left in --out-dir")
@@ -51,14 +52,15 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--num_epochs", o.num_epochs, "the script's")->capture_default_str()->check(CLI::Range(0, 1000000));
     app.add_option("--batch_size", o.batch_size, "the script's")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-    // The rest of the script's flags (--ignore_index 0 or 1 and lora_alternative refused below)
-    app.add_flag("--average_embeddings", o.average_embeddings, "the script's: the loss and accuracies read the logits' mean over the tokens");
+    // The rest of the script's flags (lora_alternative refused below)
+    app.add_flag("--average_embeddings", average_embeddings, "the script's: the loss and accuracies read the logits' mean over the tokens");
     app.add_flag("--no_padding", o.no_padding, "the script's: each text its own length (then --batch_size 1, as the script needs)");
     app.add_flag("--disable_causal_mask", o.disable_causal_mask, "the script's: every token attends to every token");
     app.add_option("--accumulation_steps", accumulation_steps, "the script's: an optimizer step every N batches, the loss divided by N")
         ->capture_default_str()
         ->check(CLI::Range(1, 1 << 20));
-    app.add_option("--ignore_index", ignore_index, "the script's; a label (0, 1) is not ported: another value ignores no row")
+    app.add_option("--ignore_index", ignore_index,
+                   "the script's: parsed, and as in the script without effect (its __main__ never hands it to train_classifier_simple)")
         ->capture_default_str();
     app.add_option("--lora_rank", lora_rank, "the script's, for --trainable_layers lora")->capture_default_str()->check(CLI::Range(1, 1 << 20));
     app.add_option("--lora_alpha", lora_alpha, "the script's, for --trainable_layers lora")->capture_default_str();
@@ -77,20 +79,18 @@ int main(int argc, char** argv) {
     return run_tool(app, argc, argv, [&] {
         const auto not_ported = [](const std::string& flag) {
             throw std::invalid_argument(flag + " is one of additional_experiments.py's choices this port does not run (it runs "
-                                               "--trainable_token_pos, --trainable_layers but lora_alternative, --context_length, --ignore_index but 0 and 1, "
+                                               "--trainable_token_pos, --trainable_layers but lora_alternative, --context_length, --ignore_index, "
                                                "--model_size, --weights, --lora_rank, --lora_alpha, --num_epochs, --batch_size, "
                                                "--accumulation_steps, --no_padding, --average_embeddings, --disable_causal_mask)");
         };
-        // cross_entropy(logits, target_batch, ignore_index): the targets are the labels 0 and 1, so
-        // any other value ignores no row (the script's row 18, --ignore_index 50256) and is -100's run
-        if (ignore_index == 0 || ignore_index == 1) not_ported("--ignore_index " + std::to_string(ignore_index) + " (a label)");
         if (layers == "lora_alternative") not_ported("--trainable_layers lora_alternative (the merged weight computes other bits)");
         o.accumulation_steps = static_cast<std::size_t>(accumulation_steps);
-        o.lora = layers == "lora";
-        o.lora_rank = static_cast<std::size_t>(lora_rank);
-        o.lora_alpha = lora_alpha;
-        if (!o.lora) o.trainable_layers = parse_trainable_layers(layers);
-        o.trainable_token_pos = parse_trainable_token_pos(token);
+        if (layers == "lora") o.trainable_layers = LoRATraining{static_cast<std::size_t>(lora_rank), static_cast<double>(lora_alpha)};
+        else o.trainable_layers = parse_trainable_layers(layers);
+        // --ignore_index: the script's train_classifier_simple takes ignore_index, but its __main__
+        // calls it without (its README's row 18, --ignore_index 50256, is the default's run): the loss
+        // ignores no row whatever the flag says (Readout::ignore_index, the function's, stays -100)
+        o.readout = parse_readout(token, average_embeddings);
         o.pretrained = weights == "pretrained";
         if (emb_dim != 0) {
             if (o.pretrained) throw std::invalid_argument("--emb-dim, --n-heads, --n-layers and --model-context size the random model: give --weights random");

@@ -29,7 +29,7 @@ TEST_CASE("classifier exercises --small: each answer prints other lines than the
             run(trainable_layers_name(layers), e);
         }
         ClassExperimentOptions first = chapter;
-        first.trainable_token_pos = 0;
+        first.readout = Readout(0);
         run("token first", first);
         ClassExperimentOptions context = chapter;
         context.context_length = "model_context_length";

@@ -38,9 +38,9 @@ void log_softmax_rows(const float* x, float* y, std::size_t rows, std::size_t n)
 
 namespace {
 
-// True for a row that counts; false for one whose target is kIgnoreIndex (skipped).
-bool check_target(std::int64_t target, std::size_t row, std::size_t V) {
-    if (target == kIgnoreIndex) return false;
+// True for a row that counts; false for one whose target is ignore_index (skipped).
+bool check_target(std::int64_t target, std::size_t row, std::size_t V, std::int64_t ignore_index = kIgnoreIndex) {
+    if (target == ignore_index) return false;
     if (target < 0 || static_cast<std::size_t>(target) >= V)
         throw std::invalid_argument("nll_loss: target " + std::to_string(target) + " of row " + std::to_string(row) +
                                     " is out of bounds for " + std::to_string(V) + " classes");
@@ -48,9 +48,9 @@ bool check_target(std::int64_t target, std::size_t row, std::size_t V) {
 }
 
 // The rows that count: total_weight = float(N - num_ignored) in nll_loss_out_frame.
-std::size_t counted_rows(const std::int64_t* targets, std::size_t N, std::size_t V) {
+std::size_t counted_rows(const std::int64_t* targets, std::size_t N, std::size_t V, std::int64_t ignore_index = kIgnoreIndex) {
     std::size_t counted = 0;
-    for (std::size_t b = 0; b < N; ++b) counted += check_target(targets[b], b, V) ? 1 : 0;
+    for (std::size_t b = 0; b < N; ++b) counted += check_target(targets[b], b, V, ignore_index) ? 1 : 0;
     return counted;
 }
 
@@ -98,12 +98,12 @@ float nll_loss_mean(const float* log_probs, std::size_t N, std::size_t V, const 
     return mean_of(sums, counted);
 }
 
-float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets) {
+float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, std::int64_t ignore_index) {
     check_rows("cross_entropy", N);
     CascadeSum sums;
     std::size_t counted = 0;
     for (std::size_t b = 0; b < N; ++b) {
-        if (!check_target(targets[b], b, V)) continue;
+        if (!check_target(targets[b], b, V, ignore_index)) continue;
         ++counted;
         const float* row = logits + b * V;
         const auto [max, log_sum] = detail::row_log_sum_exp(row, V);
@@ -113,13 +113,13 @@ float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std
 }
 
 float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits,
-                             float grad_output) {
+                             float grad_output, std::int64_t ignore_index) {
     check_rows("cross_entropy_backward", N);
-    const std::size_t counted = counted_rows(targets, N, V);
+    const std::size_t counted = counted_rows(targets, N, V, ignore_index);
     const float picked = -(grad_output / static_cast<float>(counted));  // -(grad_output / total_weight)
     CascadeSum sums;
     for (std::size_t b = 0; b < N; ++b) {
-        if (targets[b] == kIgnoreIndex) {  // NllLossBackward0 leaves the row 0; 0 - exp(y) * 0 is +0
+        if (targets[b] == ignore_index) {  // NllLossBackward0 leaves the row 0; 0 - exp(y) * 0 is +0
             std::fill(dlogits + b * V, dlogits + (b + 1) * V, 0.0f);
             continue;
         }

@@ -35,9 +35,12 @@ void log_softmax_rows(const float* x, float* y, std::size_t rows, std::size_t n)
 // Throws std::invalid_argument naming a target outside [0, V), and for N == 0 (PyTorch gives nan).
 float nll_loss_mean(const float* log_probs, std::size_t N, std::size_t V, const std::int64_t* targets);
 
-// F.cross_entropy(logits, targets): logits [N, V], targets [N] -> scalar; the bits of log_softmax
-// then nll_loss_mean, computing log_softmax only where a target picks it.
-float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets);
+// F.cross_entropy(logits, targets, ignore_index=ignore_index): logits [N, V], targets [N] -> scalar;
+// the bits of log_softmax then nll_loss_mean, computing log_softmax only where a target picks it.
+// A target equal to ignore_index counts for nothing, whatever it is (additional_experiments.py's
+// --ignore_index 1 ignores the spam rows); every row ignored gives 0 / 0, NaN.
+float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets,
+                    std::int64_t ignore_index = kIgnoreIndex);
 
 // loss.backward() from F.cross_entropy(logits, targets): dlogits [N, V] (d loss = 1), through
 //   NllLossBackward0     g[i, target[i]] = -(1 / float(N)), 0 elsewhere
@@ -48,8 +51,9 @@ float cross_entropy(const float* logits, std::size_t N, std::size_t V, const std
 // Returns the loss, cross_entropy's bits, from the same log_softmax (computed once for both).
 // grad_output: d loss, 1 unless the loss was divided first (`loss /= accumulation_steps`:
 // DivBackward0's 1 / accumulation_steps as a float); then g[i, target[i]] = -(grad_output / float(N)).
+// Rows whose target is ignore_index get 0 and do not count in N (total_weight).
 float cross_entropy_backward(const float* logits, std::size_t N, std::size_t V, const std::int64_t* targets, float* dlogits,
-                             float grad_output = 1.0f);
+                             float grad_output = 1.0f, std::int64_t ignore_index = kIgnoreIndex);
 
 // Runs fn(i) for every i in [0, n), in any order, on any threads (a thread pool's run).
 using RowRunner = std::function<void(std::size_t n, const std::function<void(std::size_t)>& fn)>;

@@ -382,6 +382,8 @@ std::string format_size(const Shape& shape) {
 // Python's float_repr_style 'short': the shortest digits that round-trip, written
 // positionally when the decimal exponent is in [-4, 16), otherwise in scientific notation
 // with a signed exponent of at least two digits. "1.0", "1e-05", "1e+16", "0.0001".
+double python_format_value(double value) { return std::isnan(value) ? std::fabs(value) : value; }
+
 std::string python_float_repr(double value) {
     if (!std::isfinite(value)) return python_nonfinite(value);
 

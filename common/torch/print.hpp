@@ -55,4 +55,8 @@ std::string format_size(const Shape& shape);
 // Python's repr() of a float (shortest round-trip digits, Python's exponent rules).
 std::string python_float_repr(double value);
 
+// The value to give fmt::format for an f-string's float: f"{loss:.3f}" prints any NaN as "nan",
+// but fmt prints the sign bit x86's default NaN (0 / 0) carries ("-nan"): a NaN without it.
+double python_format_value(double value);
+
 }  // namespace llmfs

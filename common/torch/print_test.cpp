@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -12,6 +13,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include <xtensor/xarray.hpp>
 
@@ -257,6 +260,14 @@ TEST_CASE("format_size", "[print]") {
     CHECK(format_size({2, 6, 3}) == "torch.Size([2, 6, 3])");
     CHECK(format_size({5}) == "torch.Size([5])");
     CHECK(format_size({}) == "torch.Size([])");
+}
+
+TEST_CASE("python_format_value: f\"{x:.3f}\" prints nan for a NaN of either sign, as Python does", "[print]") {
+    volatile double zero = 0.0;
+    const double nan = zero / zero;  // x86's default NaN has its sign bit set
+    for (const double v : {nan, -nan}) CHECK(fmt::format("{:.3f}", llmfs::python_format_value(v)) == "nan");
+    CHECK(fmt::format("{:.3f}", llmfs::python_format_value(-0.5)) == "-0.500");
+    CHECK(fmt::format("{:.3f}", llmfs::python_format_value(-INFINITY)) == "-inf");
 }
 
 TEST_CASE("python_float_repr", "[print]") {

@@ -70,11 +70,14 @@ std::optional<std::size_t> context_choice(const std::string& choice, std::size_t
 
 }  // namespace
 
-int parse_trainable_token_pos(const std::string& name) {
-    if (name == "first") return 0;
-    if (name == "last") return -1;
-    if (name == "flexible") return kFlexibleTokenPos;
-    throw std::invalid_argument("Invalid --trainable_token_pos argument '" + name + "' (first, last or flexible)");
+Readout parse_readout(const std::string& trainable_token_pos, bool average_embeddings) {
+    Readout r;
+    if (trainable_token_pos == "first") r = Readout(0);
+    else if (trainable_token_pos == "last") r = Readout(-1);
+    else if (trainable_token_pos == "flexible") r = Readout::flexible();
+    else throw std::invalid_argument("Invalid --trainable_token_pos argument '" + trainable_token_pos + "' (first, last or flexible)");
+    if (average_embeddings && r.tokens != Readout::Tokens::flexible) r = Readout::mean();
+    return r;
 }
 
 void run_class_experiment(const ClassExperimentOptions& o, const std::function<void(const std::string&)>& print,
@@ -107,7 +110,8 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     gen.manual_seed(123);
     replace_out_head(*model, gen, 2);
     // the script's LoRALayer: self.alpha * (x @ self.A @ self.B), its A matrices drawn after the head's values
-    if (o.lora) replace_linear_with_lora(*model, gen, o.lora_rank, o.lora_alpha, LoRAScaling::alpha);
+    const LoRATraining* lora = std::get_if<LoRATraining>(&o.trainable_layers);
+    if (lora) replace_linear_with_lora(*model, gen, lora->rank, lora->alpha, LoRAScaling::alpha);
     // Instantiate dataloaders: the CSVs from --data, else those already in out_dir
     const fs::path dir = o.out_dir;
     SplitData split;
@@ -137,10 +141,9 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     if (train_dataset.max_length() > context)
         throw std::runtime_error(fmt::format("Dataset length {} exceeds model's context length {}. Reinitialize data sets with "
                                              "`max_length={}`", train_dataset.max_length(), context, context));
-    if (o.trainable_token_pos != kFlexibleTokenPos)  // an index past T: PyTorch's IndexError, before training
-        token_index(o.trainable_token_pos, train_dataset.max_length());
-    // calc_loss_batch and calc_accuracy_loader: flexible reads its positions even with --average_embeddings
-    const int readout = o.average_embeddings && o.trainable_token_pos != kFlexibleTokenPos ? kAverageTokens : o.trainable_token_pos;
+    const Readout& readout = o.readout;
+    if (readout.tokens == Readout::Tokens::position)  // an index past T: PyTorch's IndexError, before training
+        token_index(readout.position, train_dataset.max_length());
     if (!o.data.empty() && o.write_csvs) write_split_csvs(dir, split);
     const ClassificationLoader train_loader(train_dataset, o.batch_size, true, true);
     const ClassificationLoader val_loader(val_dataset, o.batch_size, false, false);
@@ -152,10 +155,16 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     adamw.lr = 5e-5;
     adamw.weight_decay = 0.1;
     adamw.version = o.pytorch;
-    note(fmt::format("training ({}, token {}{}): {} batches per epoch, {} epochs",
-                     o.lora ? fmt::format("lora, rank {}, alpha {}", o.lora_rank, o.lora_alpha) : trainable_layers_name(o.trainable_layers),
-                     o.trainable_token_pos == 0 ? "first" : o.trainable_token_pos == kFlexibleTokenPos ? "flexible" : "last",
-                     readout == kAverageTokens ? ", averaged embeddings" : "", train_loader.size(), o.num_epochs));
+    const std::string read = readout.tokens == Readout::Tokens::mean       ? "averaged embeddings"
+                             : readout.tokens == Readout::Tokens::flexible ? "token flexible"
+                             : readout.position == 0                       ? "token first"
+                             : readout.position == -1                      ? "token last"
+                                                                           : fmt::format("token {}", readout.position);
+    note(fmt::format("training ({}, {}{}): {} batches per epoch, {} epochs",
+                     lora ? fmt::format("lora, rank {}, alpha {}", lora->rank, lora->alpha)
+                          : trainable_layers_name(std::get<TrainableLayers>(o.trainable_layers)),
+                     read, readout.ignore_index == kIgnoreIndex ? "" : fmt::format(", ignore_index {}", readout.ignore_index),
+                     train_loader.size(), o.num_epochs));
     // train_classifier_simple(..., eval_freq=50, eval_iter=5, trainable_token_pos, accumulation_steps)
     GradientAccumulation accumulation(o.accumulation_steps, train_loader.size());
     const auto train_with = [&](auto& optimizer) {
@@ -164,11 +173,11 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
             [&](const ClassificationBatch& batch) { accumulation.step(*model, optimizer, batch, readout); }, gen,
             o.num_epochs, 50, 5, print, readout);
     };
-    if (o.lora) {
+    if (lora) {
         LoRAAdamW optimizer(*model, adamw, LoRAHead::trained);
         train_with(optimizer);
     } else {
-        ClassifierAdamW optimizer(*model, adamw, o.trainable_layers);
+        ClassifierAdamW optimizer(*model, adamw, std::get<TrainableLayers>(o.trainable_layers));
         train_with(optimizer);
     }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;

@@ -6,6 +6,9 @@
 //   torch.manual_seed(123); model.out_head = torch.nn.Linear(in_features, 2)
 //   --trainable_layers: last_layer | last_block | last_two_blocks | all      (train/classifier.hpp)
 //     | lora: replace_linear_with_lora(model, rank=args.lora_rank, alpha=args.lora_alpha)
+//   --trainable_token_pos, --average_embeddings: what the loss and the accuracies read (Readout,
+//     train/classifier.hpp); --ignore_index is parsed but never reaches train_classifier_simple
+//     (the call below does not pass it): the loss ignores no row, whatever the flag
 //   train.csv, validation.csv, test.csv: create_dataset_csvs unless all three exist
 //     (the balanced set shuffled by .sample(frac=1, random_state=123), then random_split's own shuffle)
 //   --context_length: longest_training_example (the training set's longest text), model_context_length
@@ -14,28 +17,34 @@
 //   the loaders (batch --batch_size; the training one shuffled, drop_last), no seed of their own
 //   torch.manual_seed(123); optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.1)
 //   train_classifier_simple(..., num_epochs, eval_freq=50, eval_iter=5, trainable_token_pos,
-//                           accumulation_steps)       # trainable_token_pos 0, -1 or "flexible"
+//                           accumulation_steps, average_embeddings)
 //   print(f"Training completed in {execution_time_minutes:.2f} minutes.")
 //   the three accuracies over whole loaders at trainable_token_pos
 //
 // What differs: the SMS Spam Collection is a file given (--data; never downloaded, so the script's
 // "already exists. Skipping download" line is not printed); OpenAI's weights are the gpt2/<size>
 // folder gpt_download.py leaves (models_dir, the script's "gpt2"), or a file; the random model's
-// sizes can be made smaller (the tests'). Not ported: --ignore_index 0 or 1 (the labels: another
-// value ignores nothing) and --trainable_layers lora_alternative: llmfs-classifier-experiments
-// refuses them, naming the flag.
+// sizes can be made smaller (the tests'). Not ported: --trainable_layers lora_alternative (one
+// merged weight, other products): llmfs-classifier-experiments refuses it, naming the flag.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "llmfs/nn/gpt.hpp"
 #include "llmfs/train/adamw.hpp"
 #include "llmfs/train/classifier.hpp"
 
 namespace llmfs {
+
+// --trainable_layers lora: the script's LoRALayer (self.alpha * (x @ A @ B): LoRAScaling::alpha)
+struct LoRATraining {
+    std::size_t rank = 8;  // --lora_rank
+    double alpha = 8;      // --lora_alpha
+};
 
 struct ClassExperimentOptions {
     std::string data;                               // --data FILE: the zip or its TSV; else the CSVs in out_dir
@@ -44,12 +53,9 @@ struct ClassExperimentOptions {
     std::string models_dir = "gpt2";                // OpenAI's weights: models_dir/124M (gpt_download.py's folder)
     std::string weights_file;                       // or this file (model.safetensors, model.pth) or folder
     std::optional<GPTConfig> random_config;         // the random model's sizes instead of model_size's (tests)
-    TrainableLayers trainable_layers = TrainableLayers::last_block;
-    bool lora = false;  // --trainable_layers lora instead: every Linear adapted, out_head's own Linear trained too
-    std::size_t lora_rank = 8;                      // --lora_rank
-    double lora_alpha = 8;                          // --lora_alpha
-    int trainable_token_pos = -1;                   // --trainable_token_pos first (0) | last (-1) | flexible (kFlexibleTokenPos)
-    bool average_embeddings = false;                // --average_embeddings: the mean over the tokens (kAverageTokens) instead
+    // --trainable_layers: which parameters train, or lora: every Linear adapted, out_head's own Linear trained too
+    std::variant<TrainableLayers, LoRATraining> trainable_layers = TrainableLayers::last_block;
+    Readout readout;  // --trainable_token_pos, --average_embeddings (parse_readout)
     bool disable_causal_mask = false;               // --disable_causal_mask: GPTModel(BASE_CONFIG, disable_causal_mask=True)
     std::string context_length = "longest_training_example";  // or model_context_length, or a number
     bool no_padding = false;                        // --no_padding: each text its own length (context_length unused)
@@ -61,9 +67,11 @@ struct ClassExperimentOptions {
     BernoulliKernel bernoulli = BernoulliKernel::standard;
 };
 
-// "first" -> 0, "last" -> -1, "flexible" -> kFlexibleTokenPos; std::invalid_argument for another
+// The script's calc_loss_batch and calc_accuracy_loader for --trainable_token_pos first (position
+// 0), last (-1) or flexible, --average_embeddings (the mean; flexible reads its positions even
+// with it, as the script's first branch does); std::invalid_argument for another token position
 // (the script's ValueError).
-int parse_trainable_token_pos(const std::string& name);
+Readout parse_readout(const std::string& trainable_token_pos, bool average_embeddings = false);
 
 // The script's __main__ from its model on: each line it prints goes to `print` but the timing line,
 // which goes to `timing` (the minutes are the machine's); progress to `progress` (may be empty).

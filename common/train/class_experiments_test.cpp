@@ -80,7 +80,7 @@ std::string run_lines(const ClassExperimentOptions& o, std::string* timing = nul
 const std::map<std::string, std::function<void(ClassExperimentOptions&)>>& experiment_runs() {
     static const std::map<std::string, std::function<void(ClassExperimentOptions&)>> runs = {
         {"default", [](ClassExperimentOptions&) {}},
-        {"token_first", [](ClassExperimentOptions& o) { o.trainable_token_pos = parse_trainable_token_pos("first"); }},
+        {"token_first", [](ClassExperimentOptions& o) { o.readout = parse_readout("first"); }},
         {"layers_all", [](ClassExperimentOptions& o) { o.trainable_layers = parse_trainable_layers("all"); }},
         {"context_model", [](ClassExperimentOptions& o) { o.context_length = "model_context_length"; }},
         {"two_blocks_ctx64_ep2_b4",
@@ -91,22 +91,22 @@ const std::map<std::string, std::function<void(ClassExperimentOptions&)>>& exper
              o.batch_size = 4;
          }},
         {"last_layer", [](ClassExperimentOptions& o) { o.trainable_layers = TrainableLayers::last_layer; }},
-        {"lora", [](ClassExperimentOptions& o) { o.lora = true; }},
+        {"lora", [](ClassExperimentOptions& o) { o.trainable_layers = LoRATraining{}; }},
         {"lora_r2_a16_first",
          [](ClassExperimentOptions& o) {
-             o.lora = true;
-             o.lora_rank = 2;
-             o.lora_alpha = 16;
-             o.trainable_token_pos = 0;
+             o.trainable_layers = LoRATraining{2, 16};
+             o.readout = Readout(0);
          }},
         {"accumulation2_b4",
          [](ClassExperimentOptions& o) {
              o.accumulation_steps = 2;
              o.batch_size = 4;
          }},
-        {"token_flexible", [](ClassExperimentOptions& o) { o.trainable_token_pos = parse_trainable_token_pos("flexible"); }},
-        // the targets are the labels 0 and 1: --ignore_index 50256 ignores no row, the default's run
+        {"token_flexible", [](ClassExperimentOptions& o) { o.readout = parse_readout("flexible"); }},
+        // --ignore_index: the script's __main__ parses it but never hands it to train_classifier_simple,
+        // so no value changes a line, not even a label's (the default's options)
         {"ignore_index_50256", [](ClassExperimentOptions&) {}},
+        {"ignore_index_1", [](ClassExperimentOptions&) {}},
         {"no_padding_b1",
          [](ClassExperimentOptions& o) {
              o.no_padding = true;
@@ -118,10 +118,10 @@ const std::map<std::string, std::function<void(ClassExperimentOptions&)>>& exper
              o.batch_size = 1;
              o.accumulation_steps = 8;
          }},
-        {"average_embeddings", [](ClassExperimentOptions& o) { o.average_embeddings = true; }},
+        {"average_embeddings", [](ClassExperimentOptions& o) { o.readout = parse_readout("last", true); }},
         {"average_embeddings_all_b4",
          [](ClassExperimentOptions& o) {
-             o.average_embeddings = true;
+             o.readout = parse_readout("last", true);
              o.trainable_layers = TrainableLayers::all;
              o.batch_size = 4;
          }},
@@ -130,11 +130,11 @@ const std::map<std::string, std::function<void(ClassExperimentOptions&)>>& exper
          [](ClassExperimentOptions& o) {
              o.disable_causal_mask = true;
              o.trainable_layers = TrainableLayers::all;
-             o.trainable_token_pos = 0;
+             o.readout = Readout(0);
          }},
         {"lora_accumulation3_b2",
          [](ClassExperimentOptions& o) {
-             o.lora = true;
+             o.trainable_layers = LoRATraining{};
              o.accumulation_steps = 3;
              o.batch_size = 2;
          }},
@@ -200,7 +200,7 @@ TEST_CASE("class experiments: bad input is refused before anything is written") 
     CHECK_THAT(refused([](ClassExperimentOptions& o) { o.pretrained = true; o.models_dir = (o.out_dir + "/none"); }),
                Catch::Contains("124M"));
     CHECK_THAT(refused([](ClassExperimentOptions& o) { o.accumulation_steps = 0; }), Catch::Contains("--accumulation_steps must be positive"));
-    CHECK_THROWS_WITH(parse_trainable_token_pos("middle"), Catch::Contains("Invalid --trainable_token_pos argument 'middle' (first, last or flexible)"));
+    CHECK_THROWS_WITH(parse_readout("middle"), Catch::Contains("Invalid --trainable_token_pos argument 'middle' (first, last or flexible)"));
     CHECK_THROWS_WITH(parse_trainable_layers("lora"), Catch::Contains("Invalid --trainable_layers argument 'lora'"));
     CHECK(fs::is_empty(dir));
     fs::remove_all(dir);

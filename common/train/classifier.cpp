@@ -13,6 +13,7 @@
 #include "llmfs/nn/lora.hpp"
 #include "llmfs/torch/loss.hpp"
 #include "llmfs/torch/ops.hpp"
+#include "llmfs/torch/print.hpp"
 #include "llmfs/train/attention_backward.hpp"
 #include "llmfs/train/backward.hpp"
 #include "llmfs/torch/sampling.hpp"
@@ -30,9 +31,21 @@ std::size_t token_index(int token_pos, std::size_t T) {
     return static_cast<std::size_t>(pos < 0 ? t + pos : pos);
 }
 
-std::vector<std::size_t> token_rows(const std::int64_t* ids, std::size_t B, std::size_t T, int token_pos) {
-    if (token_pos == kAverageTokens) throw std::invalid_argument("token_rows: the mean over the tokens reads no one position");
-    if (token_pos != kFlexibleTokenPos) return std::vector<std::size_t>(B, token_index(token_pos, T));
+Readout Readout::flexible() {
+    Readout r;
+    r.tokens = Tokens::flexible;
+    return r;
+}
+
+Readout Readout::mean() {
+    Readout r;
+    r.tokens = Tokens::mean;
+    return r;
+}
+
+std::vector<std::size_t> token_rows(const std::int64_t* ids, std::size_t B, std::size_t T, const Readout& readout) {
+    if (readout.tokens == Readout::Tokens::mean) throw std::invalid_argument("token_rows: the mean over the tokens reads no one position");
+    if (readout.tokens == Readout::Tokens::position) return std::vector<std::size_t>(B, token_index(readout.position, T));
     std::vector<std::size_t> rows(B);
     for (std::size_t b = 0; b < B; ++b) {
         const auto tokens = std::count_if(ids + b * T, ids + (b + 1) * T, [](std::int64_t id) { return id != 50256; });
@@ -41,23 +54,24 @@ std::vector<std::size_t> token_rows(const std::int64_t* ids, std::size_t B, std:
     return rows;
 }
 
-std::vector<float> read_logits(const float* logits, const std::int64_t* ids, std::size_t B, std::size_t T, std::size_t K,
-                               int token_pos) {
-    std::vector<float> at(B * K);  // [B, K]
-    if (token_pos == kAverageTokens) {  // model_output.mean(dim=1): sum(dim=1), then .div_(T)
+ReadLogits read_logits(const float* logits, const std::int64_t* ids, std::size_t B, std::size_t T, std::size_t K,
+                       const Readout& readout) {
+    ReadLogits read{std::vector<float>(B * K), {}};  // [B, K]
+    std::vector<float>& at = read.logits;
+    if (readout.tokens == Readout::Tokens::mean) {  // model_output.mean(dim=1): sum(dim=1), then .div_(T)
         for (std::size_t b = 0; b < B; ++b) sum_columns(logits + b * T * K, T, K, at.data() + b * K);
         for (float& v : at) v = v / static_cast<float>(T);
-        return at;
+        return read;
     }
-    const std::vector<std::size_t> rows = token_rows(ids, B, T, token_pos);  // [:, token_pos, :] (flexible: [arange(B), last_token_pos])
-    for (std::size_t b = 0; b < B; ++b) std::copy_n(logits + (b * T + rows[b]) * K, K, at.data() + b * K);
-    return at;
+    read.rows = token_rows(ids, B, T, readout);  // [:, position, :] (flexible: [arange(B), last_token_pos])
+    for (std::size_t b = 0; b < B; ++b) std::copy_n(logits + (b * T + read.rows[b]) * K, K, at.data() + b * K);
+    return read;
 }
 
-std::vector<float> token_logits(const GPTModel& model, const IdArray<2>& inputs, int token_pos) {
+std::vector<float> token_logits(const GPTModel& model, const IdArray<2>& inputs, const Readout& readout) {
     const Tensor<3> logits = model.forward(inputs);  // [B, T, K]
     const std::size_t B = logits.data.shape()[0], T = logits.data.shape()[1], K = logits.data.shape()[2];
-    return read_logits(logits.data.data(), inputs.data(), B, T, K, token_pos);
+    return read_logits(logits.data.data(), inputs.data(), B, T, K, readout).logits;
 }
 
 std::vector<float> last_token_logits(const GPTModel& model, const IdArray<2>& inputs) { return token_logits(model, inputs, -1); }
@@ -70,14 +84,14 @@ IdArray<2> batch_inputs(const ClassificationBatch& batch) {
 
 }  // namespace
 
-float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, int token_pos) {
-    const std::vector<float> logits = token_logits(model, batch_inputs(batch), token_pos);  // [B, K]
+float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, const Readout& readout) {
+    const std::vector<float> logits = token_logits(model, batch_inputs(batch), readout);  // [B, K]
     const std::size_t K = model.out_head.out_features();
-    return cross_entropy(logits.data(), batch.B, K, batch.labels.data());
+    return cross_entropy(logits.data(), batch.B, K, batch.labels.data(), readout.loss_ignore_index());
 }
 
 double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model, Generator& gen,
-                            std::optional<std::size_t> num_batches, int token_pos) {
+                            std::optional<std::size_t> num_batches, const Readout& readout) {
     model.train(false);  // model.eval()
     std::size_t correct = 0, examples = 0;
     const std::size_t n = num_batches ? std::min(*num_batches, loader.size()) : loader.size();
@@ -85,7 +99,7 @@ double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model,
     ClassificationBatch batch;
     const std::size_t K = model.out_head.out_features();
     for (std::size_t i = 0; i < n && epoch.next(batch); ++i) {
-        const std::vector<float> logits = token_logits(model, batch_inputs(batch), token_pos);  // [B, K]
+        const std::vector<float> logits = token_logits(model, batch_inputs(batch), readout);  // [B, K]
         for (std::size_t b = 0; b < batch.B; ++b) correct += argmax(logits.data() + b * K, K) == batch.labels[b];
         examples += batch.B;
     }
@@ -94,14 +108,14 @@ double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model,
 }
 
 double calc_loss_loader(const ClassificationLoader& loader, const GPTModel& model, Generator& gen,
-                        std::optional<std::size_t> num_batches, int token_pos) {
+                        std::optional<std::size_t> num_batches, const Readout& readout) {
     double total_loss = 0.0;
     if (loader.size() == 0) return std::numeric_limits<double>::quiet_NaN();
     const std::size_t n = num_batches ? std::min(*num_batches, loader.size()) : loader.size();
     if (n == 0) throw std::invalid_argument("calc_loss_loader: num_batches 0 (Python raises ZeroDivisionError)");
     auto epoch = loader.begin(gen);
     ClassificationBatch batch;
-    for (std::size_t i = 0; i < n && epoch.next(batch); ++i) total_loss += calc_loss_batch(model, batch, token_pos);  // loss.item()
+    for (std::size_t i = 0; i < n && epoch.next(batch); ++i) total_loss += calc_loss_batch(model, batch, readout);  // loss.item()
     return total_loss / static_cast<double>(n);
 }
 
@@ -195,7 +209,7 @@ namespace {
 
 // What one loss.backward() computes below the loss.
 struct BackwardPlan {
-    int token_pos = -1;           // the logits the loss reads (read_logits)
+    Readout readout;              // the logits the loss reads (read_logits), the rows it ignores
     std::size_t first_block = 0;  // the lowest block autograd reaches (n_layers: none)
     bool final_norm = true;       // autograd goes below out_head: final_norm's gradients and the blocks'
     bool lowest_input_grad = true;  // the lowest block's input gradient: its norm1 trains, or the embeddings do
@@ -215,21 +229,21 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
     const auto layer_norm_back = kernels == StepKernels::fast ? layer_norm_backward_fast : layer_norm_backward;
     const std::size_t B = s.B, T = s.T, N = B * T, C = model.cfg.emb_dim, K = model.out_head.out_features();
     // logits = model(input_batch)[:, t, :] (flexible: [arange(B), t]; average: .mean(dim=1)): [B, K]
-    const std::vector<float> picked = read_logits(s.logits.data(), s.ids.data(), B, T, K, plan.token_pos);
+    const ReadLogits picked = read_logits(s.logits.data(), s.ids.data(), B, T, K, plan.readout);
     std::vector<float> dpicked(B * K);
-    const float loss = cross_entropy_backward(picked.data(), B, K, labels, dpicked.data(), plan.grad_output);  // cross_entropy, then its backward
+    const float loss = cross_entropy_backward(picked.logits.data(), B, K, labels, dpicked.data(), plan.grad_output,
+                                              plan.readout.loss_ignore_index());  // cross_entropy, then its backward
     // SelectBackward0: the gradient of logits [N, K] is zero but for position t's rows;
     // MeanBackward1: every position's is d / T
     std::vector<float> dlogits(N * K, 0.0f);
-    if (plan.token_pos == kAverageTokens) {
+    if (picked.rows.empty()) {
         for (std::size_t b = 0; b < B; ++b)
             for (std::size_t t = 0; t < T; ++t)
                 for (std::size_t k = 0; k < K; ++k) dlogits[(b * T + t) * K + k] = dpicked[b * K + k] / static_cast<float>(T);
     } else {
-        const std::vector<std::size_t> t = token_rows(s.ids.data(), B, T, plan.token_pos);
         for (std::size_t b = 0; b < B; ++b)
             std::copy_n(dpicked.begin() + static_cast<std::ptrdiff_t>(b * K), K,
-                        dlogits.begin() + static_cast<std::ptrdiff_t>(((b * T) + t[b]) * K));
+                        dlogits.begin() + static_cast<std::ptrdiff_t>(((b * T) + picked.rows[b]) * K));
     }
     if (!plan.final_norm) {  // only out_head trains: its weight and bias gradients, nothing below
         linear_layer_backward(model.out_head, s.normed.data(), dlogits.data(), N, nullptr, out_head);
@@ -260,11 +274,11 @@ float classifier_backward(const GPTModel& model, const GPTSaved& s, const std::i
 }  // namespace
 
 float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, ClassifierGrads& g,
-                               StepKernels kernels, TrainableLayers layers, int token_pos, float grad_output) {
+                               StepKernels kernels, TrainableLayers layers, const Readout& readout, float grad_output) {
     if (model.trf_blocks.empty()) throw std::invalid_argument("classifier_loss_backward: a model without transformer blocks");
     BackwardPlan plan;
     plan.grad_output = grad_output;
-    plan.token_pos = token_pos;
+    plan.readout = readout;
     plan.first_block = first_trained_block(layers, model.trf_blocks.size());
     plan.final_norm = layers != TrainableLayers::last_layer;
     plan.embeddings = layers == TrainableLayers::all;
@@ -303,11 +317,11 @@ void ClassifierAdamW::step(const ClassifierGrads& grads) {
 }
 
 float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels,
-                            int token_pos) {
+                            const Readout& readout) {
     GPTSaved saved;
     ClassifierGrads grads;
     gpt_forward(model, batch_inputs(batch), saved, kernels);
-    const float loss = classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.layers(), token_pos);
+    const float loss = classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.layers(), readout);
     optimizer.step(grads);
     return loss;
 }
@@ -354,12 +368,12 @@ std::vector<ParameterView> lora_parameters(GPTModel& model, LoRAHead head) {
 }
 
 float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const std::int64_t* labels, LoRAClassifierGrads& g,
-                                    StepKernels kernels, LoRAHead head, int token_pos, float grad_output) {
+                                    StepKernels kernels, LoRAHead head, const Readout& readout, float grad_output) {
     for (const auto& [name, linear] : named_linears(model))
         if (!linear->lora) throw std::invalid_argument("lora_classifier_loss_backward: " + name + " has no LoRA adapter");
     g.blocks.resize(model.trf_blocks.size());
     BackwardPlan plan;  // every block's adapters train, nothing below them
-    plan.token_pos = token_pos;
+    plan.readout = readout;
     plan.lowest_input_grad = false;
     plan.head_linear = head == LoRAHead::trained;
     plan.grad_output = grad_output;
@@ -373,11 +387,11 @@ LoRAAdamW::LoRAAdamW(GPTModel& model, AdamWOptions options, LoRAHead head)
 void LoRAAdamW::step(const LoRAClassifierGrads& grads) { adamw_steps("LoRAAdamW::step", params_, state_, named_gradients(grads), options_); }
 
 float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels,
-                                 int token_pos) {
+                                 const Readout& readout) {
     GPTSaved saved;
     LoRAClassifierGrads grads;
     gpt_forward(model, batch_inputs(batch), saved, kernels);
-    const float loss = lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.head(), token_pos);  // loss.backward()
+    const float loss = lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.head(), readout);  // loss.backward()
     optimizer.step(grads);
     return loss;
 }
@@ -433,25 +447,25 @@ void accumulate(std::optional<Grads>& sum, Grads&& grads, const Named& named, bo
 
 }  // namespace
 
-float GradientAccumulation::step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, int token_pos,
+float GradientAccumulation::step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, const Readout& readout,
                                  StepKernels kernels) {
     GPTSaved saved;
     ClassifierGrads grads;
     gpt_forward(model, batch_inputs(batch), saved, kernels);
     const float loss =
-        classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.layers(), token_pos, grad_output());
+        classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.layers(), readout, grad_output());
     const auto named = [&](const ClassifierGrads& g) { return named_gradients(g, model.trf_blocks.size(), optimizer.layers()); };
     accumulate(grads_, std::move(grads), named, update_due(), [&](const ClassifierGrads& g) { optimizer.step(g); });
     return loss;
 }
 
-float GradientAccumulation::step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, int token_pos,
+float GradientAccumulation::step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, const Readout& readout,
                                  StepKernels kernels) {
     GPTSaved saved;
     LoRAClassifierGrads grads;
     gpt_forward(model, batch_inputs(batch), saved, kernels);
     const float loss =
-        lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.head(), token_pos, grad_output());
+        lora_classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.head(), readout, grad_output());
     const auto named = [](const LoRAClassifierGrads& g) { return named_gradients(g); };
     accumulate(lora_grads_, std::move(grads), named, update_due(), [&](const LoRAClassifierGrads& g) { optimizer.step(g); });
     return loss;
@@ -460,28 +474,28 @@ float GradientAccumulation::step(GPTModel& model, LoRAAdamW& optimizer, const Cl
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
-                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print, int token_pos) {
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print, const Readout& readout) {
     return train_classifier_simple(
         model, train_loader, val_loader,
-        [&](const ClassificationBatch& batch) { train_classifier_step(model, optimizer, batch, StepKernels::fast, token_pos); }, gen,
-        num_epochs, eval_freq, eval_iter, print, token_pos);
+        [&](const ClassificationBatch& batch) { train_classifier_step(model, optimizer, batch, StepKernels::fast, readout); }, gen,
+        num_epochs, eval_freq, eval_iter, print, readout);
 }
 
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, LoRAAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
-                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print, int token_pos) {
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print, const Readout& readout) {
     return train_classifier_simple(
         model, train_loader, val_loader,
-        [&](const ClassificationBatch& batch) { train_lora_classifier_step(model, optimizer, batch, StepKernels::fast, token_pos); }, gen,
-        num_epochs, eval_freq, eval_iter, print, token_pos);
+        [&](const ClassificationBatch& batch) { train_lora_classifier_step(model, optimizer, batch, StepKernels::fast, readout); }, gen,
+        num_epochs, eval_freq, eval_iter, print, readout);
 }
 
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader,
                                           const std::function<void(const ClassificationBatch&)>& train_step, Generator& gen,
                                           std::size_t num_epochs, std::size_t eval_freq, std::size_t eval_iter,
-                                          const std::function<void(const std::string&)>& print, int token_pos) {
+                                          const std::function<void(const std::string&)>& print, const Readout& readout) {
     if (eval_freq == 0) throw std::invalid_argument("train_classifier_simple: eval_freq must be positive (global_step % 0)");
     ClassifierHistory history;
     long long global_step = -1;
@@ -496,17 +510,17 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
             if (global_step % static_cast<long long>(eval_freq) == 0) {
                 // evaluate_model: eval mode, no_grad, calc_loss_loader on both, back to train mode
                 model.train(false);
-                const double train_loss = calc_loss_loader(train_loader, model, gen, eval_iter, token_pos);
-                const double val_loss = calc_loss_loader(val_loader, model, gen, eval_iter, token_pos);
+                const double train_loss = calc_loss_loader(train_loader, model, gen, eval_iter, readout);
+                const double val_loss = calc_loss_loader(val_loader, model, gen, eval_iter, readout);
                 model.train(true);
                 history.train_losses.push_back(train_loss);
                 history.val_losses.push_back(val_loss);
                 print(fmt::format("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}", epoch + 1, global_step,
-                                  train_loss, val_loss));
+                                  python_format_value(train_loss), python_format_value(val_loss)));  // nan: a batch of ignored rows
             }
         }
-        const double train_accuracy = calc_accuracy_loader(train_loader, model, gen, eval_iter, token_pos);
-        const double val_accuracy = calc_accuracy_loader(val_loader, model, gen, eval_iter, token_pos);
+        const double train_accuracy = calc_accuracy_loader(train_loader, model, gen, eval_iter, readout);
+        const double val_accuracy = calc_accuracy_loader(val_loader, model, gen, eval_iter, readout);
         print(fmt::format("Training accuracy: {:.2f}% | Validation accuracy: {:.2f}%", train_accuracy * 100,
                           val_accuracy * 100));
         history.train_accs.push_back(train_accuracy);

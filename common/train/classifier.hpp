@@ -9,22 +9,20 @@
 //   classify_review(text, model, tokenizer, device, max_length) # "spam" or "not spam"
 //
 // The bonus script ch06/02_bonus_additional-experiments/additional_experiments.py (exercises 6.1
-// to 6.3) varies two things, here as parameters:
-//   --trainable_token_pos first|last   model(input_batch)[:, trainable_token_pos, :], 0 or -1:
-//                                      `token_pos`, a Python index into T (default -1, the chapter's)
-//   --trainable_layers                 TrainableLayers below: which parameters requires_grad
+// to 6.3) varies what the loss and the accuracies read (Readout below) and which parameters train
+// (TrainableLayers, LoRA).
 //
 // Letters: B batch, T tokens, C emb_dim, K classes.
 #pragma once
 
 #include <cstddef>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "llmfs/nn/gpt.hpp"
+#include "llmfs/torch/loss.hpp"
 #include "llmfs/train/adamw.hpp"
 #include "llmfs/train/classification_data.hpp"
 #include "llmfs/train/gpt_backward.hpp"
@@ -34,41 +32,62 @@ namespace llmfs {
 // model.out_head = torch.nn.Linear(emb_dim, num_classes): weight then bias drawn from `gen`.
 void replace_out_head(GPTModel& model, Generator& gen, std::size_t num_classes);
 
+// What the loss and the accuracies read of the logits [B, T, K]: the chapter's last token, or
+// additional_experiments.py's choices:
+//   --trainable_token_pos first|last   model(input_batch)[:, position, :], 0 or -1 (a Python index into T)
+//   --trainable_token_pos flexible     each row's last token before the padding:
+//       last_token_pos = (input_batch != 50256).sum(dim=1) - 1     # -1 (a row of padding only): the last
+//       logits[torch.arange(batch_size), last_token_pos]
+//   --average_embeddings               model(input_batch).mean(dim=1): sum(dim=1)'s outer reduction,
+//                                      then / T (its backward spreads d / T over every position)
+//   --ignore_index N                   cross_entropy(logits, target_batch, ignore_index=N): the rows
+//                                      labelled N count for nothing in the loss (its flexible branch
+//                                      calls cross_entropy without it: -100 there)
+struct Readout {
+    enum class Tokens { position, flexible, mean };
+    Tokens tokens = Tokens::position;
+    int position = -1;                         // Tokens::position's index into T
+    std::int64_t ignore_index = kIgnoreIndex;  // the loss's
+
+    Readout(int position = -1) : position(position) {}  // NOLINT(google-explicit-constructor): a position reads as itself
+    static Readout flexible();
+    static Readout mean();
+    std::int64_t loss_ignore_index() const { return tokens == Tokens::flexible ? kIgnoreIndex : ignore_index; }
+};
+
 // model(inputs)[:, -1, :]: inputs [B, T] -> [B, K], row-major.
 std::vector<float> last_token_logits(const GPTModel& model, const IdArray<2>& inputs);
-// model(inputs)[:, token_pos, :]; std::out_of_range as PyTorch's IndexError for a position outside [-T, T).
-std::vector<float> token_logits(const GPTModel& model, const IdArray<2>& inputs, int token_pos);
+// model(inputs) read as `readout` says: [B, K]. std::out_of_range as PyTorch's IndexError for a
+// position outside [-T, T).
+std::vector<float> token_logits(const GPTModel& model, const IdArray<2>& inputs, const Readout& readout);
 // Python's index into T: token_pos, or T + token_pos when negative; std::out_of_range outside [-T, T).
 std::size_t token_index(int token_pos, std::size_t T);
 
-// additional_experiments.py's --trainable_token_pos flexible, as a token_pos: each row's own position,
-//   last_token_pos = (input_batch != 50256).sum(dim=1) - 1    # the last token before the padding
-//   logits[torch.arange(batch_size), last_token_pos]           # -1 (a row of padding only): the last
-constexpr int kFlexibleTokenPos = std::numeric_limits<int>::min();
-// --average_embeddings, as a token_pos: the mean over the tokens, model(input_batch).mean(dim=1)
-// (sum(dim=1)'s outer reduction, then / T; its backward spreads d / T over every position).
-constexpr int kAverageTokens = std::numeric_limits<int>::min() + 1;
-// The position each row's logits are read at: token_index(token_pos, T) for every row, or, for
-// kFlexibleTokenPos, the row's count of tokens other than 50256, less one. ids [B, T].
-// std::invalid_argument for kAverageTokens, which reads no one position.
-std::vector<std::size_t> token_rows(const std::int64_t* ids, std::size_t B, std::size_t T, int token_pos);
-// The logits the loss and the accuracies read: logits [B, T, K] at token_pos (token_rows), or
-// their mean over T (kAverageTokens) -> [B, K].
-std::vector<float> read_logits(const float* logits, const std::int64_t* ids, std::size_t B, std::size_t T, std::size_t K,
-                               int token_pos);
+// The position each row's logits are read at: token_index(position, T) for every row, or each
+// row's count of tokens other than 50256, less one (flexible). ids [B, T]. std::invalid_argument
+// for Tokens::mean, which reads no one position.
+std::vector<std::size_t> token_rows(const std::int64_t* ids, std::size_t B, std::size_t T, const Readout& readout);
+// The logits the loss and the accuracies read, and where: logits [B, T, K] at each row's position
+// (token_rows; rows) or their mean over T (rows empty) -> [B, K].
+struct ReadLogits {
+    std::vector<float> logits;      // [B, K]
+    std::vector<std::size_t> rows;  // [B]: the position read in each row; empty for the mean
+};
+ReadLogits read_logits(const float* logits, const std::int64_t* ids, std::size_t B, std::size_t T, std::size_t K,
+                       const Readout& readout);
 
-// cross_entropy(model(input_batch)[:, token_pos, :], target_batch)
-float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, int token_pos = -1);
+// cross_entropy(model(input_batch)[:, -1, :], target_batch), or as `readout` reads
+float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, const Readout& readout = {});
 
 // The share of rows whose argmax (the first largest logit) is the label, over the first
 // num_batches batches (all when unset); sets the model to eval mode as the book's function does.
 double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model, Generator& gen,
-                            std::optional<std::size_t> num_batches = std::nullopt, int token_pos = -1);
+                            std::optional<std::size_t> num_batches = std::nullopt, const Readout& readout = {});
 
 // The mean of calc_loss_batch over the first num_batches batches, the losses added in double; NaN
 // for an empty loader.
 double calc_loss_loader(const ClassificationLoader& loader, const GPTModel& model, Generator& gen,
-                        std::optional<std::size_t> num_batches = std::nullopt, int token_pos = -1);
+                        std::optional<std::size_t> num_batches = std::nullopt, const Readout& readout = {});
 
 // classify_review(text, model, tokenizer, device, max_length, pad_token_id=50256): the text's
 // tokens cut to min(max_length, context_length), padded to max_length; "spam" when the last
@@ -109,14 +128,14 @@ std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(c
 // requires_grad.
 std::vector<ParameterView> trainable_parameters(GPTModel& model, TrainableLayers layers = TrainableLayers::last_block);
 
-// loss = cross_entropy(model(input_batch)[:, token_pos, :], target_batch); loss.backward() through
+// loss = cross_entropy(model(input_batch)[:, -1, :], target_batch) (or as `readout` reads); loss.backward() through
 // out_head and what `layers` trains (the chapter's: final_norm and the last block), from a training
 // forward `saved` (gpt_forward). labels [B]. Gradients set. Returns the loss. StepKernels::fast:
 // the fast LayerNorm, GELU and attention backward (the same bits: classifier_test compares them).
 // grad_output: d loss (1 / accumulation_steps after `loss /= accumulation_steps`).
 float classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, ClassifierGrads& grads,
                                StepKernels kernels = StepKernels::fast, TrainableLayers layers = TrainableLayers::last_block,
-                               int token_pos = -1, float grad_output = 1.0f);
+                               const Readout& readout = {}, float grad_output = 1.0f);
 
 // torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing above.
 class ClassifierAdamW {
@@ -137,7 +156,7 @@ private:
 // and backward through the fast kernels unless StepKernels::reference (the same bits). The
 // optimizer's TrainableLayers say what the backward computes.
 float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch,
-                            StepKernels kernels = StepKernels::fast, int token_pos = -1);
+                            StepKernels kernels = StepKernels::fast, const Readout& readout = {});
 
 // ---- appendix E: LoRA (nn/lora.hpp) --------------------------------------------------------
 //   for param in model.parameters(): param.requires_grad = False
@@ -169,9 +188,9 @@ std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(c
 std::vector<ParameterView> lora_parameters(GPTModel& model, LoRAHead head = LoRAHead::frozen);
 
 // classifier_loss_backward for a model whose every Linear has an adapter: through out_head,
-// final_norm and every block, the loss reading token_pos. std::invalid_argument when a Linear has none.
+// final_norm and every block, the loss reading `readout`. std::invalid_argument when a Linear has none.
 float lora_classifier_loss_backward(const GPTModel& model, const GPTSaved& saved, const std::int64_t* labels, LoRAClassifierGrads& grads,
-                                    StepKernels kernels = StepKernels::fast, LoRAHead head = LoRAHead::frozen, int token_pos = -1,
+                                    StepKernels kernels = StepKernels::fast, LoRAHead head = LoRAHead::frozen, const Readout& readout = {},
                                     float grad_output = 1.0f);
 
 // torch.optim.AdamW(model.parameters(), lr, weight_decay) after the freezing and the adapters.
@@ -190,7 +209,7 @@ private:
 
 // The optimizer's LoRAHead says whether out_head's Linear gets gradients.
 float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch,
-                                 StepKernels kernels = StepKernels::fast, int token_pos = -1);
+                                 StepKernels kernels = StepKernels::fast, const Readout& readout = {});
 
 // additional_experiments.py's train_classifier_simple with --accumulation_steps N: each batch
 //   loss /= accumulation_steps; loss.backward()        # the gradients add up: grad = grad + new
@@ -203,9 +222,9 @@ public:
     GradientAccumulation(std::size_t accumulation_steps, std::size_t batches_per_epoch);  // std::invalid_argument for 0 steps
     // One batch: forward, backward, the gradients added, the optimizer's step when due. Returns the
     // batch's loss (before the division).
-    float step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, int token_pos = -1,
+    float step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, const Readout& readout = {},
                StepKernels kernels = StepKernels::fast);
-    float step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, int token_pos = -1,
+    float step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, const Readout& readout = {},
                StepKernels kernels = StepKernels::fast);
 
 private:
@@ -222,24 +241,24 @@ struct ClassifierHistory {
 };
 
 // train_classifier_simple(model, train_loader, val_loader, optimizer, device, num_epochs,
-// eval_freq, eval_iter[, trainable_token_pos]): each line it prints goes to `print` (without its
+// eval_freq, eval_iter[, trainable_token_pos, ignore_index, average_embeddings]): each line it prints goes to `print` (without its
 // newline); `gen` is torch's global generator (the loaders' draws, dropout).
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
                                           std::size_t eval_iter, const std::function<void(const std::string&)>& print,
-                                          int token_pos = -1);
+                                          const Readout& readout = {});
 // The same loop with appendix E's optimizer (train_lora_classifier_step each batch).
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, LoRAAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
                                           std::size_t eval_iter, const std::function<void(const std::string&)>& print,
-                                          int token_pos = -1);
-// The loop itself, any training step; the evaluations read the logits at token_pos.
+                                          const Readout& readout = {});
+// The loop itself, any training step; the evaluations read the logits as `readout` says.
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader,
                                           const std::function<void(const ClassificationBatch&)>& train_step, Generator& gen,
                                           std::size_t num_epochs, std::size_t eval_freq, std::size_t eval_iter,
-                                          const std::function<void(const std::string&)>& print, int token_pos = -1);
+                                          const std::function<void(const std::string&)>& print, const Readout& readout = {});
 
 }  // namespace llmfs

@@ -17,6 +17,7 @@
 #include <xtensor/xadapt.hpp>
 
 #include "llmfs/nn/lora.hpp"
+#include "llmfs/torch/print.hpp"
 #include "llmfs/train/classifier.hpp"
 #include "test_support.hpp"
 
@@ -47,7 +48,7 @@ std::string history_text(const ClassifierHistory& history, const std::vector<Par
     std::string text;
     for (const auto* values : {&history.train_losses, &history.val_losses, &history.train_accs, &history.val_accs}) {
         std::string line;
-        for (double v : *values) line += (line.empty() ? "" : " ") + fmt::format("{:.17g}", v);
+        for (double v : *values) line += (line.empty() ? "" : " ") + fmt::format("{:.17g}", python_format_value(v));
         text += line + "\n";
     }
     text += std::to_string(history.examples_seen);
@@ -117,7 +118,7 @@ struct TinySplits {
 // out_head's own Linear trained); seed 123, AdamW (lr 5e-4, weight decay 0.1) over what `layers` trains;
 // train_classifier_simple for 3 epochs (eval_freq 1, eval_iter 1) at token_pos. Its printed
 // lines, then history_text of `params(model)`.
-std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, TrainableLayers layers, int token_pos,
+std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, TrainableLayers layers, const Readout& readout,
                           const std::function<std::vector<ParameterView>(GPTModel&)>& params, bool lora = false,
                           std::size_t accumulation_steps = 1, bool causal = true) {
     Generator gen(BernoulliKernel::standard);
@@ -138,13 +139,13 @@ std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, Trainable
     GradientAccumulation accumulation(accumulation_steps, d.train_loader.size());
     const auto train = [&](auto& optimizer) {
         if (accumulation_steps == 1) {  // the plain step
-            history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, token_pos);
+            history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, readout);
             return;
         }
         history = train_classifier_simple(
             model, d.train_loader, d.validation_loader,
-            [&](const ClassificationBatch& batch) { accumulation.step(model, optimizer, batch, token_pos); }, gen, 3, 1, 1, print,
-            token_pos);
+            [&](const ClassificationBatch& batch) { accumulation.step(model, optimizer, batch, readout); }, gen, 3, 1, 1, print,
+            readout);
     };
     if (lora) {
         LoRAAdamW optimizer(model, options, LoRAHead::trained);
@@ -180,15 +181,22 @@ TEST_CASE("classifier: additional_experiments.py's token positions and trainable
     for (std::size_t i = 0; i < splits.train.size(); ++i) rows.insert(splits.train.input(i), splits.train.input(i) + splits.train.max_length());
     for (const char* name :
          {"first last_block", "last last_layer", "last last_two_blocks", "last all", "first all", "flexible last_block", "flexible all",
-          "average last_block", "average all", "last last_block nomask", "first all nomask"}) {
+          "average last_block", "average all", "last last_block nomask", "first all nomask", "last last_block ignore 1",
+          "first all ignore 0", "flexible last_block ignore 1"}) {
         std::string setup = name;
+        std::int64_t ignore_index = kIgnoreIndex;  // " ignore N": --ignore_index N, a label
+        if (const std::size_t at = setup.find(" ignore "); at != std::string::npos) {
+            ignore_index = std::stoll(setup.substr(at + 8));
+            setup.erase(at);
+        }
         const bool causal = setup.find(" nomask") == std::string::npos;  // "nomask": --disable_causal_mask
         if (!causal) setup.erase(setup.find(" nomask"));
         const std::string position = setup.substr(0, setup.find(' '));
-        const int token_pos = position == "first" ? 0 : position == "flexible" ? kFlexibleTokenPos : position == "average" ? kAverageTokens : -1;
+        Readout readout = position == "first" ? Readout(0) : position == "flexible" ? Readout::flexible() : position == "average" ? Readout::mean() : Readout(-1);
+        readout.ignore_index = ignore_index;
         const TrainableLayers layers = parse_trainable_layers(setup.substr(setup.find(' ') + 1));
         std::vector<float> embedding_rows;  // tok_emb.weight[rows]
-        const std::string text = tiny_finetune(splits, PyTorchVersion::v2, layers, token_pos, [&](GPTModel& model) {
+        const std::string text = tiny_finetune(splits, PyTorchVersion::v2, layers, readout, [&](GPTModel& model) {
             std::vector<ParameterView> params = trainable_parameters(model, layers);
             if (params.front().name == "tok_emb.weight") {
                 const std::size_t C = model.cfg.emb_dim;
@@ -338,12 +346,12 @@ TEST_CASE("classifier: the fast step (frozen but the last block) gives the refer
 TEST_CASE("classifier: the fast step gives the reference step's bits for every token position and trainable layers, on every kernel") {
     // each trainable-layers choice and each readout once (the backward's two halves are independent:
     // what the loss reads, and how far down the gradient goes)
-    for (const auto& setup : {std::pair{TrainableLayers::last_layer, -1}, std::pair{TrainableLayers::last_two_blocks, 0},
-                              std::pair{TrainableLayers::last_two_blocks, 3}, std::pair{TrainableLayers::all, kFlexibleTokenPos},
-                              std::pair{TrainableLayers::all, kAverageTokens}}) {
+    for (const auto& setup : {std::pair{TrainableLayers::last_layer, Readout(-1)}, std::pair{TrainableLayers::last_two_blocks, Readout(0)},
+                              std::pair{TrainableLayers::last_two_blocks, Readout(3)}, std::pair{TrainableLayers::all, Readout::flexible()},
+                              std::pair{TrainableLayers::all, Readout::mean()}}) {
         const TrainableLayers layers = setup.first;  // not a structured binding: clang cannot capture one in C++17
-        const int token_pos = setup.second;
-        INFO(trainable_layers_name(layers) << ", token_pos " << token_pos);
+        const Readout token_pos = setup.second;
+        INFO(trainable_layers_name(layers) << ", readout " << static_cast<int>(token_pos.tokens) << " at " << token_pos.position);
         check_fast_step<ClassifierAdamW>(
             false,
             [&](GPTModel& m, ClassifierAdamW& o, const ClassificationBatch& b, StepKernels k) {

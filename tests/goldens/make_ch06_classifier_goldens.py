@@ -72,7 +72,8 @@ def training_cases(book, GPTModel, train_loader, val_loader, device):
 EXPERIMENTS = [("first", "last_block"), ("last", "last_layer"), ("last", "last_two_blocks"), ("last", "all"), ("first", "all"),
                ("first", "lora"), ("last", "lora"), ("last", "last_block accumulation 2"), ("first", "lora accumulation 3"),
                ("flexible", "last_block"), ("flexible", "all"), ("average", "last_block"), ("average", "all"),
-               ("last", "last_block nomask"), ("first", "all nomask")]
+               ("last", "last_block nomask"), ("first", "all nomask"), ("last", "last_block ignore 1"), ("first", "all ignore 0"),
+               ("flexible", "last_block ignore 1")]
 
 
 def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
@@ -81,7 +82,7 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
     nothing more; last_block: trf_blocks[-1] and final_norm; last_two_blocks: and trf_blocks[-2];
     all: every parameter; lora: the script's replace_linear_with_lora, rank 4, alpha 8, out_head's
     Linear trainable; "... accumulation N": with accumulation_steps N; "... nomask": the bonus
-    folder's GPTModel(..., disable_causal_mask=True)); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
+    folder's GPTModel(..., disable_causal_mask=True); "... ignore N": with ignore_index N, a label); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
     decay 0.1, PyTorch 2.x's step); the script's train_classifier_simple with trainable_token_pos
     0 (first), -1 (last) or "flexible", or average_embeddings ("average") for 3 epochs, eval_freq 1, eval_iter 1. Each case as training_cases',
     but tok_emb.weight (50257 rows) only at the rows of row 0 and of the ids in train.csv's
@@ -105,8 +106,9 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
     bonus_chapters = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bonus_chapters)
     for position, setup in EXPERIMENTS:
-        nomask = setup.endswith(" nomask")
-        layers, _, steps = setup.removesuffix(" nomask").partition(" accumulation ")
+        choices, _, ignore = setup.partition(" ignore ")
+        nomask = choices.endswith(" nomask")
+        layers, _, steps = choices.removesuffix(" nomask").partition(" accumulation ")
         torch.manual_seed(123)
         model = bonus_chapters.GPTModel(TINY, disable_causal_mask=True) if nomask else GPTModel(TINY)
         model.eval()
@@ -134,7 +136,8 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
             train_losses, val_losses, train_accs, val_accs, examples_seen = bonus.train_classifier_simple(
                 model, train_loader, val_loader, optimizer, device, num_epochs=3, eval_freq=1, eval_iter=1,
                 trainable_token_pos={"first": 0, "last": -1, "flexible": "flexible", "average": -1}[position],
-                accumulation_steps=int(steps or 1), average_embeddings=position == "average")
+                accumulation_steps=int(steps or 1), average_embeddings=position == "average",
+                ignore_index=int(ignore or -100))
         lists = [" ".join("%.17g" % v for v in values) for values in (train_losses, val_losses, train_accs, val_accs)]
         params = []
         for name, p in model.named_parameters():

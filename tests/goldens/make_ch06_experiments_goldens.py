@@ -53,6 +53,7 @@ RUNS = {
     "lora_accumulation3_b2": ["--trainable_layers", "lora", "--accumulation_steps", "3", "--batch_size", "2"],
     "token_flexible": ["--trainable_token_pos", "flexible"],
     "ignore_index_50256": ["--ignore_index", "50256"],
+    "ignore_index_1": ["--ignore_index", "1"],  # a label, yet __main__ never hands it to train_classifier_simple
     "no_padding_b1": ["--no_padding", "--batch_size", "1"],
     "no_padding_b1_accumulation8": ["--no_padding", "--batch_size", "1", "--accumulation_steps", "8"],
     "average_embeddings": ["--average_embeddings"],

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
             nb.section("Exercise 6.3: Fine-tuning the first versus last token");
             if (variant) nb.note(fmt::format("--variant {}: another small random GPT", variant));
             ClassExperimentOptions experiment = classifier_exercise_experiment(options, variant);
-            experiment.trainable_token_pos = trained_token_position();
+            experiment.readout = Readout(trained_token_position());  // model(input_batch)[:, position, :]
             run_classifier_exercise(nb, experiment, "--trainable_token_pos first");
         },
         /*training=*/true);
