@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
                    "OpenAI's weights from this file or folder instead (Hugging Face's model.safetensors, the book's model.pth)")
         ->type_name("PATH");
     app.add_option("--trainable_layers", layers,
-                   "the script's: last_layer, last_block, last_two_blocks, all or lora (lora_alternative is not ported)")
+                   "the script's: last_layer, last_block, last_two_blocks, all, lora or lora_alternative")
         ->capture_default_str();
     app.add_option("--trainable_token_pos", token, "the script's: first, last or flexible (each row's last token before the padding)")
         ->capture_default_str();
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--num_epochs", o.num_epochs, "the script's")->capture_default_str()->check(CLI::Range(0, 1000000));
     app.add_option("--batch_size", o.batch_size, "the script's")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-    // The rest of the script's flags (lora_alternative refused below)
+    // The rest of the script's flags
     app.add_flag("--average_embeddings", average_embeddings, "the script's: the loss and accuracies read the logits' mean over the tokens");
     app.add_flag("--no_padding", o.no_padding, "the script's: each text its own length (then --batch_size 1, as the script needs)");
     app.add_flag("--disable_causal_mask", o.disable_causal_mask, "the script's: every token attends to every token");
@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
     app.add_option("--ignore_index", ignore_index,
                    "the script's: parsed, and as in the script without effect (its __main__ never hands it to train_classifier_simple)")
         ->capture_default_str();
-    app.add_option("--lora_rank", lora_rank, "the script's, for --trainable_layers lora")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-    app.add_option("--lora_alpha", lora_alpha, "the script's, for --trainable_layers lora")->capture_default_str();
+    app.add_option("--lora_rank", lora_rank, "the script's, for --trainable_layers lora and lora_alternative")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    app.add_option("--lora_alpha", lora_alpha, "the script's, for --trainable_layers lora and lora_alternative")->capture_default_str();
     // A smaller random GPT than --model_size's (the tests').
     auto* emb = add_size_option(app, "--emb-dim", emb_dim, "with --weights random: this emb_dim instead of --model_size's");
     add_size_option(app, "--n-heads", n_heads, "with --weights random: this many heads")->needs(emb);
@@ -77,15 +77,10 @@ int main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::IsMember({"default", "mkl"}));
     return run_tool(app, argc, argv, [&] {
-        const auto not_ported = [](const std::string& flag) {
-            throw std::invalid_argument(flag + " is one of additional_experiments.py's choices this port does not run (it runs "
-                                               "--trainable_token_pos, --trainable_layers but lora_alternative, --context_length, --ignore_index, "
-                                               "--model_size, --weights, --lora_rank, --lora_alpha, --num_epochs, --batch_size, "
-                                               "--accumulation_steps, --no_padding, --average_embeddings, --disable_causal_mask)");
-        };
-        if (layers == "lora_alternative") not_ported("--trainable_layers lora_alternative (the merged weight computes other bits)");
         o.accumulation_steps = static_cast<std::size_t>(accumulation_steps);
-        if (layers == "lora") o.trainable_layers = LoRATraining{static_cast<std::size_t>(lora_rank), static_cast<double>(lora_alpha)};
+        if (layers == "lora" || layers == "lora_alternative")
+            o.trainable_layers = LoRATraining{static_cast<std::size_t>(lora_rank), static_cast<double>(lora_alpha),
+                                              layers == "lora" ? LoRAForm::separate : LoRAForm::merged};
         else o.trainable_layers = parse_trainable_layers(layers);
         // --ignore_index: the script's train_classifier_simple takes ignore_index, but its __main__
         // calls it without (its README's row 18, --ignore_index 50256, is the default's run): the loss

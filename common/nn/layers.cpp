@@ -22,12 +22,14 @@ Linear::Linear(Generator& gen, std::size_t in_features, std::size_t out_features
     init_linear_(gen, weight.data.data(), out_features, in_features, bias ? bias->data.data() : nullptr);
 }
 
-LoRA::LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t rank_, double alpha_, LoRAScaling scaling_)
+LoRA::LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t rank_, double alpha_, LoRAScaling scaling_,
+           LoRAForm form_)
     : A(Tensor<2>::parameter(Array<2>::from_shape({in_dim, rank_}))),
       B(Tensor<2>::parameter(xt::zeros<float>({rank_, out_dim}))),
       alpha(alpha_),
       rank(rank_),
-      scaling(scaling_) {
+      scaling(scaling_),
+      form(form_) {
     if (rank == 0) throw std::invalid_argument("LoRA: rank must be positive (alpha / rank)");
     // kaiming_uniform_(A, a=sqrt(5)): nn.Linear's weight rule with fan_in = A.size(1) = rank
     init_linear_(gen, A.data.data(), in_dim, rank, /*bias=*/nullptr);
@@ -42,6 +44,23 @@ void LoRA::add_to(const float* x, std::size_t rows, float* y) const {
     gemm(t.data(), B.data.data(), u.data(), rows, rank, out, /*b_transposed=*/false, /*accumulate=*/false);  // (x @ A) @ B [rows, out]
     const float s = scale();
     for (std::size_t i = 0; i < rows * out; ++i) y[i] = y[i] + u[i] * s;  // linear(x) + scale * (...)
+}
+
+void LoRA::merged_weight(const float* W, float* merged) const {
+    const std::size_t in = A.data.shape()[0], out = B.data.shape()[1];
+    thread_local std::vector<float> product;  // A @ B [in, out], the calling thread's
+    product.resize(in * out);
+    gemm(A.data.data(), B.data.data(), product.data(), in, rank, out, /*b_transposed=*/false, /*accumulate=*/false);  // mm
+    const float s = scale();
+    for (std::size_t o = 0; o < out; ++o)
+        for (std::size_t i = 0; i < in; ++i) merged[o * in + i] = W[o * in + i] + product[i * out + o] * s;  // W + alpha * lora.T
+}
+
+const float* Linear::merged_weight_buffer() const {
+    thread_local std::vector<float> merged;
+    merged.resize(weight.data.size());
+    lora->merged_weight(weight.data.data(), merged.data());
+    return merged.data();
 }
 
 void Linear::forward_rows(const float* x, std::size_t rows, float* y, RowsFn then) const {

@@ -49,6 +49,13 @@ enum class Init { draw, zeros };
 // additional_experiments.py's LoRALayer, self.alpha alone.
 enum class LoRAScaling { alpha_over_rank, alpha };
 
+// How a LinearWithLoRA adds its adapter: appendix E's (and the bonus script's --trainable_layers
+// lora) self.linear(x) + self.lora(x), or the bonus script's LinearWithLoRAMerged (lora_alternative):
+//   lora = self.lora.A @ self.lora.B                                   # mm [in, out]
+//   combined_weight = self.linear.weight + self.lora.alpha * lora.T     # [out, in]
+//   torch.nn.functional.linear(x, combined_weight, self.linear.bias)   # one product: other bits
+enum class LoRAForm { separate, merged };
+
 // Appendix E's LoRALayer(in_dim, out_dim, rank, alpha): (alpha / rank) * (x @ A @ B), with
 //   self.A = nn.Parameter(torch.empty(in_dim, rank)); kaiming_uniform_(self.A, a=math.sqrt(5))
 //   self.B = nn.Parameter(torch.zeros(rank, out_dim))                  # no draw
@@ -59,9 +66,10 @@ struct LoRA {
     double alpha = 0.0;
     std::size_t rank = 0;
     LoRAScaling scaling = LoRAScaling::alpha_over_rank;
+    LoRAForm form = LoRAForm::separate;
 
     LoRA(Generator& gen, std::size_t in_dim, std::size_t out_dim, std::size_t rank, double alpha,
-         LoRAScaling scaling = LoRAScaling::alpha_over_rank);
+         LoRAScaling scaling = LoRAScaling::alpha_over_rank, LoRAForm form = LoRAForm::separate);
     std::size_t num_parameters() const { return A.data.size() + B.data.size(); }
     // (self.alpha / self.rank), or self.alpha, as the float the multiply uses: a Python number times
     // a float32 tensor.
@@ -72,6 +80,9 @@ struct LoRA {
     // each y element gets (t @ B) * scale added after the multiply's rounding (LinearWithLoRA's
     // self.linear(x) + self.lora(x)). t and t @ B live in the calling thread's buffers.
     void add_to(const float* x, std::size_t rows, float* y) const;
+    // LoRAForm::merged's combined_weight = W + scale * (A @ B).T: W [out, in] -> merged [out, in]
+    // (A @ B one sgemm, as mm; then each element W + (the product's element * scale)).
+    void merged_weight(const float* W, float* merged) const;
 };
 
 // nn.Linear(in_features, out_features, bias): y = x @ W^T + b
@@ -97,6 +108,9 @@ struct Linear {
     // Several layers on the same rows in one go (Q, K and V of a token): each (layer, y) pair gets
     // layer.forward_rows(x, rows, y)'s bits; one row runs all of them in one pass of the thread pool.
     static void forward_rows_each(const float* x, std::size_t rows, const std::vector<std::pair<const Linear*, float*>>& layers);
+    // LoRAForm::merged: lora->merged_weight(weight) in the calling thread's buffer, valid until its
+    // next call on this thread.
+    const float* merged_weight_buffer() const;
 
     // x [..., in] -> [..., out]. PyTorch runs addmm (2-D with bias), mm (2-D without), or the folded
     // 3-D paths, and the grad_fn it reports follows the path taken.
@@ -114,8 +128,10 @@ struct Linear {
             auto y_rows = xt::reshape_view(y, std::array<std::size_t, 2>{rows, out});  // [rows, out]
             y_rows = xt::broadcast(bias->data, {rows, out});
         }
-        gemm(x.data.data(), weight.data.data(), y.data(), rows, in, out, /*b_transposed=*/true, /*accumulate=*/bias.has_value());
-        if (lora) {  // LinearWithLoRA: self.linear(x) + self.lora(x)
+        const float* W = weight.data.data();
+        if (lora && lora->form == LoRAForm::merged) W = merged_weight_buffer();  // LinearWithLoRAMerged: F.linear(x, W + ...)
+        gemm(x.data.data(), W, y.data(), rows, in, out, /*b_transposed=*/true, /*accumulate=*/bias.has_value());
+        if (lora && lora->form == LoRAForm::separate) {  // LinearWithLoRA: self.linear(x) + self.lora(x)
             lora->add_to(x.data.data(), rows, y.data());
             return {std::move(y), detail::node("AddBackward0", x, weight, lora->A, lora->B)};
         }

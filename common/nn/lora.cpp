@@ -32,12 +32,17 @@ std::vector<std::pair<std::string, const Linear*>> named_linears(const GPTModel&
     return linears_of<const GPTModel, const Linear>(model);
 }
 
-void replace_linear_with_lora(GPTModel& model, Generator& gen, std::size_t rank, double alpha, LoRAScaling scaling) {
+void replace_linear_with_lora(GPTModel& model, Generator& gen, std::size_t rank, double alpha, LoRAScaling scaling, LoRAForm form) {
     if (rank == 0) throw std::invalid_argument("replace_linear_with_lora: rank must be positive (the layer divides alpha by it)");
     for (const auto& [name, linear] : named_linears(model))
         if (linear->lora) throw std::invalid_argument("replace_linear_with_lora: " + name + " already has a LoRA adapter");
-    for (const auto& [name, linear] : named_linears(model))
-        linear->lora.emplace(gen, linear->in_features(), linear->out_features(), rank, alpha, scaling);  // LinearWithLoRA(module, rank, alpha)
+    for (const auto& [name, linear] : named_linears(model)) {
+        // the script recurses into the children without passing `alternative` on: only the model's
+        // own Linear children (out_head) become LinearWithLoRAMerged, the blocks' LinearWithLoRA
+        const bool child = name.find('.') == std::string::npos;
+        linear->lora.emplace(gen, linear->in_features(), linear->out_features(), rank, alpha, scaling,
+                             child ? form : LoRAForm::separate);  // LinearWithLoRA(module, rank, alpha)
+    }
 }
 
 std::size_t lora_parameter_count(const GPTModel& model) {

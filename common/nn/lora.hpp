@@ -30,8 +30,12 @@ std::vector<std::pair<std::string, const Linear*>> named_linears(const GPTModel&
 // replace_linear_with_lora(model, rank, alpha): each Linear gets an adapter, its A drawn from gen
 // in named_linears() order; `scaling`: appendix E's alpha / rank, or additional_experiments.py's
 // alpha. std::invalid_argument for rank 0 or a model that already has adapters.
+// `form`: LinearWithLoRA, or the bonus script's LinearWithLoRAMerged (replace_linear_with_lora(...,
+// alternative=True): its A drawn the same way) for the model's own Linear children only, out_head:
+// the script's recursive call into the blocks does not pass `alternative` on, so theirs stay
+// LinearWithLoRA (as PyTorch running it shows: print(model) names one LinearWithLoRAMerged).
 void replace_linear_with_lora(GPTModel& model, Generator& gen, std::size_t rank, double alpha,
-                              LoRAScaling scaling = LoRAScaling::alpha_over_rank);
+                              LoRAScaling scaling = LoRAScaling::alpha_over_rank, LoRAForm form = LoRAForm::separate);
 
 // sum(p.numel() for p in model.parameters() if p.requires_grad) as the notebook counts it:
 // before the freezing, every parameter (the adapters' too); after it and the adapters, theirs only.

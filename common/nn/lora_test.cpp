@@ -91,3 +91,35 @@ TEST_CASE("lora: print(model) shows LinearWithLoRA(linear, lora), and the forwar
     }
     CHECK_THROWS_AS(adapted.forward_rows(x.data.data(), 2, nullptr), std::logic_error);
 }
+
+TEST_CASE("lora: the bonus script's lora_alternative merges out_head only, x times W + alpha * (A @ B).T") {
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(123);
+    GPTModel model(gen, tiny());
+    replace_linear_with_lora(model, gen, 2, 8.0, LoRAScaling::alpha, LoRAForm::merged);
+    for (const auto& [name, linear] : named_linears(model)) {  // the script does not pass `alternative` down its recursion
+        INFO(name);
+        CHECK((linear->lora->form == LoRAForm::merged) == (name == "out_head"));
+    }
+    CHECK(repr(module_repr(model.out_head)).rfind("LinearWithLoRAMerged(\n  (linear): Linear(", 0) == 0);
+    // the merged weight, element by element: W[o][i] + (A @ B)[i][o] * alpha
+    Linear& head = model.out_head;
+    for (std::size_t i = 0; i < head.lora->B.data.size(); ++i) head.lora->B.data.data()[i] = 0.01f * static_cast<float>(i % 7) - 0.02f;
+    std::vector<float> merged(head.weight.data.size());
+    head.lora->merged_weight(head.weight.data.data(), merged.data());
+    const std::size_t in = head.in_features(), out = head.out_features(), r = head.lora->rank;
+    for (std::size_t o = 0; o < out; o += 997)
+        for (std::size_t i = 0; i < in; ++i) {
+            double ab = 0.0;
+            for (std::size_t j = 0; j < r; ++j) ab += static_cast<double>(head.lora->A.data(i, j)) * head.lora->B.data(j, o);
+            CHECK(merged[o * in + i] == Approx(head.weight.data(o, i) + 8.0 * ab).margin(1e-6));
+        }
+    // the forward multiplies x by the merged weight: one product
+    Tensor<3> x(xt::eval(randn<3>(gen, {1, 3, in})));
+    const Array<3> y = head(x).data;
+    for (std::size_t o = 0; o < out; o += 4999) {
+        double expect = head.bias ? head.bias->data(o) : 0.0;
+        for (std::size_t i = 0; i < in; ++i) expect += static_cast<double>(x.data(0, 2, i)) * merged[o * in + i];
+        CHECK(y(0, 2, o) == Approx(expect).margin(1e-5));
+    }
+}

@@ -82,7 +82,8 @@ ModuleRepr module_repr(const Linear& linear) {
                                                   linear.out_features(), linear.bias ? "True" : "False"));
     if (!linear.lora) return plain;
     // appendix E's LinearWithLoRA: children linear, lora (LoRALayer has no extra_repr)
-    return {"LinearWithLoRA", {}, {{"linear", std::move(plain)}, {"lora", leaf("LoRALayer")}}, false};
+    const char* name = linear.lora->form == LoRAForm::merged ? "LinearWithLoRAMerged" : "LinearWithLoRA";
+    return {name, {}, {{"linear", std::move(plain)}, {"lora", leaf("LoRALayer")}}, false};
 }
 
 ModuleRepr module_repr(const Dropout& dropout) { return leaf("Dropout", "p=" + python_float_repr(dropout.p()) + ", inplace=False"); }

@@ -124,6 +124,32 @@ void lora_layer_backward(const Linear& layer, const float* x, const float* dy, s
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, c, n, o, 1.0f, layer.weight.data.data(), c, dy, o, 0.0f, from_linear, c);  // dy @ W
 }
 
+// A LinearWithLoRAMerged's backward (linear_layer_backward's comment): x's one gradient into dx (or
+// none), the adapter's into g.
+void merged_lora_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g) {
+    const LoRA& lora = *layer.lora;
+    const std::size_t C = layer.in_features(), O = layer.out_features(), r = lora.rank;
+    const int c = static_cast<int>(C), o = static_cast<int>(O), k = static_cast<int>(r);
+    g.weight.clear();
+    g.bias.clear();
+    g.lora_A.assign(C * r, 0.0f);
+    g.lora_B.assign(r * O, 0.0f);
+    thread_local std::vector<float> dmerged;  // the calling thread's, reused from call to call
+    dmerged.resize(O * C);
+    // AddmmBackward0 of F.linear(x, combined_weight, bias): x's gradient dy @ combined_weight, the
+    // weight's dy^T @ x (linear_backward's products, with the merged weight)
+    linear_backward(x, layer.merged_weight_buffer(), dy, N, C, O, dx, dmerged.data(), nullptr);
+    if (C == 0 || O == 0) return;
+    float* g2 = dmerged.data();
+    const float scale = lora.scale();
+    for (std::size_t i = 0; i < O * C; ++i) g2[i] = g2[i] * scale;  // MulBackward0: alpha * lora.T's gradient
+    // TBackward0, then MmBackward0 of lora = A @ B, the gradient g2^T [in, out] a transposed view
+    const float* A = lora.A.data.data();
+    const float* B = lora.B.data.data();
+    cblas_sgemm(CblasColMajor, CblasTrans, CblasTrans, k, c, o, 1.0f, B, o, g2, c, 0.0f, g.lora_A.data(), k);  // dA = g2^T @ B^T
+    cblas_sgemm(CblasColMajor, CblasTrans, CblasTrans, o, k, c, 1.0f, g2, c, A, k, 0.0f, g.lora_B.data(), o);  // dB = A^T @ g2^T
+}
+
 // x's two gradients of a LinearWithLoRA, the calling thread's buffers reused from call to call.
 struct LoRAInputGrads {
     std::vector<float>& from_lora;
@@ -141,6 +167,13 @@ void linear_layer_backward_add(const Linear& layer, const float* x, const float*
     const std::size_t C = layer.in_features();
     const LoRAInputGrads buf = lora_input_buffers(N * C);
     const float *from_lora = buf.from_lora.data(), *from_linear = buf.from_linear.data();
+    if (layer.lora && layer.lora->form == LoRAForm::merged) {  // one gradient for x, as a Linear's
+        merged_lora_layer_backward(layer, x, dy, N, buf.from_linear.data(), g);
+        for_ranges(N * C, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) dx[i] = dx[i] + from_linear[i];
+        });
+        return;
+    }
     if (layer.lora) {
         lora_layer_backward(layer, x, dy, N, buf.from_lora.data(), buf.from_linear.data(), g);
         for_ranges(N * C, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
@@ -155,6 +188,10 @@ void linear_layer_backward_add(const Linear& layer, const float* x, const float*
 }
 
 void linear_layer_backward(const Linear& layer, const float* x, const float* dy, std::size_t N, float* dx, LinearGrads& g) {
+    if (layer.lora && layer.lora->form == LoRAForm::merged) {
+        merged_lora_layer_backward(layer, x, dy, N, dx, g);
+        return;
+    }
     if (layer.lora) {
         if (dx == nullptr) {
             lora_layer_backward(layer, x, dy, N, nullptr, nullptr, g);
@@ -337,8 +374,10 @@ void linear_forward(const Linear& layer, const float* x, std::size_t rows, float
         const float* bias = layer.bias->data.data();
         for (std::size_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);  // bias broadcast, then addmm's beta = 1
     }
-    gemm(x, layer.weight.data.data(), y, rows, in, out, /*b_transposed=*/true, /*accumulate=*/layer.bias.has_value());
-    if (layer.lora) layer.lora->add_to(x, rows, y);  // LinearWithLoRA: + self.lora(x)
+    const bool merged = layer.lora && layer.lora->form == LoRAForm::merged;  // LinearWithLoRAMerged: x times W + ...
+    gemm(x, merged ? layer.merged_weight_buffer() : layer.weight.data.data(), y, rows, in, out, /*b_transposed=*/true,
+         /*accumulate=*/layer.bias.has_value());
+    if (layer.lora && !merged) layer.lora->add_to(x, rows, y);  // LinearWithLoRA: + self.lora(x)
 }
 
 void attention_forward_fast(const MultiHeadAttention& mha, const float* x, std::size_t B, std::size_t T, AttentionSaved& s, float* out) {

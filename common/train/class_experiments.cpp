@@ -111,7 +111,7 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     replace_out_head(*model, gen, 2);
     // the script's LoRALayer: self.alpha * (x @ self.A @ self.B), its A matrices drawn after the head's values
     const LoRATraining* lora = std::get_if<LoRATraining>(&o.trainable_layers);
-    if (lora) replace_linear_with_lora(*model, gen, lora->rank, lora->alpha, LoRAScaling::alpha);
+    if (lora) replace_linear_with_lora(*model, gen, lora->rank, lora->alpha, LoRAScaling::alpha, lora->form);
     // Instantiate dataloaders: the CSVs from --data, else those already in out_dir
     const fs::path dir = o.out_dir;
     SplitData split;
@@ -161,7 +161,7 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
                              : readout.position == -1                      ? "token last"
                                                                            : fmt::format("token {}", readout.position);
     note(fmt::format("training ({}, {}{}): {} batches per epoch, {} epochs",
-                     lora ? fmt::format("lora, rank {}, alpha {}", lora->rank, lora->alpha)
+                     lora ? fmt::format("{}, rank {}, alpha {}", lora->form == LoRAForm::merged ? "lora_alternative" : "lora", lora->rank, lora->alpha)
                           : trainable_layers_name(std::get<TrainableLayers>(o.trainable_layers)),
                      read, readout.ignore_index == kIgnoreIndex ? "" : fmt::format(", ignore_index {}", readout.ignore_index),
                      train_loader.size(), o.num_epochs));

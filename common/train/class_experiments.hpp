@@ -5,7 +5,8 @@
 //   for param in model.parameters(): param.requires_grad = False
 //   torch.manual_seed(123); model.out_head = torch.nn.Linear(in_features, 2)
 //   --trainable_layers: last_layer | last_block | last_two_blocks | all      (train/classifier.hpp)
-//     | lora: replace_linear_with_lora(model, rank=args.lora_rank, alpha=args.lora_alpha)
+//     | lora, lora_alternative: replace_linear_with_lora(model, rank=args.lora_rank, alpha=args.lora_alpha,
+//                                                       alternative=args.trainable_layers == "lora_alternative")
 //   --trainable_token_pos, --average_embeddings: what the loss and the accuracies read (Readout,
 //     train/classifier.hpp); --ignore_index is parsed but never reaches train_classifier_simple
 //     (the call below does not pass it): the loss ignores no row, whatever the flag
@@ -24,8 +25,7 @@
 // What differs: the SMS Spam Collection is a file given (--data; never downloaded, so the script's
 // "already exists. Skipping download" line is not printed); OpenAI's weights are the gpt2/<size>
 // folder gpt_download.py leaves (models_dir, the script's "gpt2"), or a file; the random model's
-// sizes can be made smaller (the tests'). Not ported: --trainable_layers lora_alternative (one
-// merged weight, other products): llmfs-classifier-experiments refuses it, naming the flag.
+// sizes can be made smaller (the tests').
 #pragma once
 
 #include <cstddef>
@@ -40,10 +40,12 @@
 
 namespace llmfs {
 
-// --trainable_layers lora: the script's LoRALayer (self.alpha * (x @ A @ B): LoRAScaling::alpha)
+// --trainable_layers lora: the script's LoRALayer (self.alpha * (x @ A @ B): LoRAScaling::alpha);
+// lora_alternative: its LinearWithLoRAMerged (LoRAForm::merged)
 struct LoRATraining {
     std::size_t rank = 8;  // --lora_rank
     double alpha = 8;      // --lora_alpha
+    LoRAForm form = LoRAForm::separate;
 };
 
 struct ClassExperimentOptions {

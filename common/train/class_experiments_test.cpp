@@ -132,6 +132,12 @@ const std::map<std::string, std::function<void(ClassExperimentOptions&)>>& exper
              o.trainable_layers = TrainableLayers::all;
              o.readout = Readout(0);
          }},
+        {"lora_alternative", [](ClassExperimentOptions& o) { o.trainable_layers = LoRATraining{8, 8, LoRAForm::merged}; }},
+        {"lora_alternative_r2_a16_first",
+         [](ClassExperimentOptions& o) {
+             o.trainable_layers = LoRATraining{2, 16, LoRAForm::merged};
+             o.readout = Readout(0);
+         }},
         {"lora_accumulation3_b2",
          [](ClassExperimentOptions& o) {
              o.trainable_layers = LoRATraining{};

@@ -120,14 +120,14 @@ struct TinySplits {
 // lines, then history_text of `params(model)`.
 std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, TrainableLayers layers, const Readout& readout,
                           const std::function<std::vector<ParameterView>(GPTModel&)>& params, bool lora = false,
-                          std::size_t accumulation_steps = 1, bool causal = true) {
+                          std::size_t accumulation_steps = 1, bool causal = true, LoRAForm form = LoRAForm::separate) {
     Generator gen(BernoulliKernel::standard);
     gen.manual_seed(123);
     GPTModel model(gen, tiny());
     if (!causal) disable_causal_mask(model);
     gen.manual_seed(123);
     replace_out_head(model, gen, 2);
-    if (lora) replace_linear_with_lora(model, gen, 4, 8.0, LoRAScaling::alpha);
+    if (lora) replace_linear_with_lora(model, gen, 4, 8.0, LoRAScaling::alpha, form);
     gen.manual_seed(123);
     AdamWOptions options;
     options.lr = 5e-4;
@@ -226,6 +226,15 @@ TEST_CASE("classifier: additional_experiments.py's token positions and trainable
         [](GPTModel& model) { return lora_parameters(model, LoRAHead::trained); }, true, 3);
     llmfs::testing::check_printed("classifier experiment first lora accumulation 3", lora_accumulated,
                                   cases.at("first lora accumulation 3"), 1e-3);
+    // --trainable_layers lora_alternative: LinearWithLoRAMerged, x times W + alpha * (A @ B).T
+    const auto merged = [&](int position, std::size_t accumulation_steps) {
+        return tiny_finetune(
+            splits, PyTorchVersion::v2, TrainableLayers::last_block, position,
+            [](GPTModel& model) { return lora_parameters(model, LoRAHead::trained); }, true, accumulation_steps, true, LoRAForm::merged);
+    };
+    llmfs::testing::check_printed("classifier experiment last lora_alternative", merged(-1, 1), cases.at("last lora_alternative"), 1e-3);
+    llmfs::testing::check_printed("classifier experiment first lora_alternative accumulation 2", merged(0, 2),
+                                  cases.at("first lora_alternative accumulation 2"), 1e-3);
 }
 
 TEST_CASE("classifier: appendix E's LoRA fine-tuning (every Linear adapted, rank 4, alpha 6) as PyTorch's", "[blas]") {
@@ -300,7 +309,8 @@ TrainedHeadLoRAAdamW make_optimizer<TrainedHeadLoRAAdamW>(GPTModel& model, AdamW
 // Three steps of both step kernels from the same model on the same batches: the losses and the
 // trained parameters, bit for bit. Both make the same BLAS calls, so this holds under every kernel.
 template <class Optimizer, class Step, class Params>
-void check_fast_step(bool lora, Step step, Params params, TrainableLayers layers = TrainableLayers::last_block, bool causal = true) {
+void check_fast_step(bool lora, Step step, Params params, TrainableLayers layers = TrainableLayers::last_block, bool causal = true,
+                     LoRAForm form = LoRAForm::separate) {
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();
     SpamDataset train(read_labeled_csv(slurp("train.csv")), tokenizer);
     std::vector<float> trained[2], losses[2];
@@ -315,7 +325,7 @@ void check_fast_step(bool lora, Step step, Params params, TrainableLayers layers
         gen.manual_seed(123);
         replace_out_head(model, gen, 2);
         if (lora) {
-            replace_linear_with_lora(model, gen, 4, 6.0);
+            replace_linear_with_lora(model, gen, 4, 6.0, LoRAScaling::alpha_over_rank, form);
             for (const ParameterView& p : lora_parameters(model))  // B != 0: every gradient is non-zero from the first step
                 if (p.name.back() == 'B') gen.normal_(p.data, p.size, 0.0, 0.1);
         }
@@ -391,6 +401,14 @@ TEST_CASE("classifier: the fast LoRA step with out_head's Linear trained gives t
     }
 }
 
+TEST_CASE("classifier: the fast lora_alternative step (out_head merged, W + alpha * (A @ B).T, its Linear trained) gives the reference step's bits, on every kernel") {
+    check_fast_step<TrainedHeadLoRAAdamW>(
+        true,
+        [&](GPTModel& m, TrainedHeadLoRAAdamW& o, const ClassificationBatch& b, StepKernels k) {
+            return train_lora_classifier_step(m, o, b, k, -1);
+        },
+        [](GPTModel& m) { return lora_parameters(m, LoRAHead::trained); }, TrainableLayers::last_block, true, LoRAForm::merged);
+}
 
 TEST_CASE("classifier: GradientAccumulation of 1 step gives the plain step's bits, on every kernel, and 0 steps are refused") {
     const Gpt2Tokenizer tokenizer = Gpt2Tokenizer::load_default();

@@ -73,7 +73,7 @@ EXPERIMENTS = [("first", "last_block"), ("last", "last_layer"), ("last", "last_t
                ("first", "lora"), ("last", "lora"), ("last", "last_block accumulation 2"), ("first", "lora accumulation 3"),
                ("flexible", "last_block"), ("flexible", "all"), ("average", "last_block"), ("average", "all"),
                ("last", "last_block nomask"), ("first", "all nomask"), ("last", "last_block ignore 1"), ("first", "all ignore 0"),
-               ("flexible", "last_block ignore 1")]
+               ("flexible", "last_block ignore 1"), ("last", "lora_alternative"), ("first", "lora_alternative accumulation 2")]
 
 
 def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
@@ -81,7 +81,8 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
     parameter frozen; torch.manual_seed(123), the new head; --trainable_layers unfreezes (last_layer:
     nothing more; last_block: trf_blocks[-1] and final_norm; last_two_blocks: and trf_blocks[-2];
     all: every parameter; lora: the script's replace_linear_with_lora, rank 4, alpha 8, out_head's
-    Linear trainable; "... accumulation N": with accumulation_steps N; "... nomask": the bonus
+    Linear trainable; lora_alternative: the same with its LinearWithLoRAMerged (x times one
+    weight, W + alpha * (A @ B).T); "... accumulation N": with accumulation_steps N; "... nomask": the bonus
     folder's GPTModel(..., disable_causal_mask=True); "... ignore N": with ignore_index N, a label); torch.manual_seed(123), AdamW over model.parameters() (lr 5e-4, weight
     decay 0.1, PyTorch 2.x's step); the script's train_classifier_simple with trainable_token_pos
     0 (first), -1 (last) or "flexible", or average_embeddings ("average") for 3 epochs, eval_freq 1, eval_iter 1. Each case as training_cases',
@@ -127,8 +128,8 @@ def experiment_cases(GPTModel, train_loader, val_loader, device, train_ids):
         elif layers == "all":
             for param in model.parameters():
                 param.requires_grad = True
-        elif layers == "lora":
-            bonus.replace_linear_with_lora(model, rank=4, alpha=8)
+        elif layers in ("lora", "lora_alternative"):
+            bonus.replace_linear_with_lora(model, rank=4, alpha=8, alternative=layers == "lora_alternative")
         torch.manual_seed(123)
         optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.1)
         printed = io.StringIO()

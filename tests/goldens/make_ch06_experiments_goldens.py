@@ -51,6 +51,9 @@ RUNS = {
     "lora_r2_a16_first": ["--trainable_layers", "lora", "--lora_rank", "2", "--lora_alpha", "16", "--trainable_token_pos", "first"],
     "accumulation2_b4": ["--accumulation_steps", "2", "--batch_size", "4"],
     "lora_accumulation3_b2": ["--trainable_layers", "lora", "--accumulation_steps", "3", "--batch_size", "2"],
+    "lora_alternative": ["--trainable_layers", "lora_alternative"],
+    "lora_alternative_r2_a16_first": ["--trainable_layers", "lora_alternative", "--lora_rank", "2", "--lora_alpha", "16",
+                                      "--trainable_token_pos", "first"],
     "token_flexible": ["--trainable_token_pos", "flexible"],
     "ignore_index_50256": ["--ignore_index", "50256"],
     "ignore_index_1": ["--ignore_index", "1"],  # a label, yet __main__ never hands it to train_classifier_simple
