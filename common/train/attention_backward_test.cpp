@@ -87,7 +87,11 @@ TEST_CASE("attention_backward: dx and dW_query by finite differences of sum(y * 
     }
 }
 
-TEST_CASE("attention_backward: LoRA adapters (appendix E): dx, dA and dB by finite differences, on every kernel") {
+namespace {
+
+// Each layer of an attention adapted in `form`; its backward against the finite differences of
+// sum(y * dy).
+void check_lora_by_differences(LoRAForm form) {
     const std::size_t B = 2, T = 4, C = 4, r = 3;
     Generator gen(BernoulliKernel::standard);
     gen.manual_seed(5);
@@ -95,7 +99,7 @@ TEST_CASE("attention_backward: LoRA adapters (appendix E): dx, dA and dB by fini
     gen.normal_(x.data(), x.size(), 0.0, 1.0);
     MultiHeadAttention mha(gen, C, C, T, 0.0, 2, true);
     for (Linear* l : {&mha.W_query, &mha.W_key, &mha.W_value, &mha.out_proj}) {
-        l->lora.emplace(gen, C, C, r, 5.0);                              // alpha / rank = 5/3: a rounded scale
+        l->lora.emplace(gen, C, C, r, 5.0, LoRAScaling::alpha_over_rank, form);  // alpha / rank = 5/3: a rounded scale
         gen.normal_(l->lora->B.data.data(), l->lora->B.data.size(), 0.0, 0.5);  // B != 0, so that A gets a gradient
     }
     std::vector<float> dy(B * T * C);
@@ -145,4 +149,14 @@ TEST_CASE("attention_backward: LoRA adapters (appendix E): dx, dA and dB by fini
     by_differences(mha.W_value.lora->A.data.data(), C * r, grads.W_value.lora_A);
     by_differences(mha.out_proj.lora->A.data.data(), C * r, grads.out_proj.lora_A);
     by_differences(mha.out_proj.lora->B.data.data(), r * C, grads.out_proj.lora_B);
+}
+
+}  // namespace
+
+TEST_CASE("attention_backward: LoRA adapters (appendix E): dx, dA and dB by finite differences, on every kernel") {
+    check_lora_by_differences(LoRAForm::separate);
+}
+
+TEST_CASE("attention_backward: merged LoRA layers (the bonus script's LinearWithLoRAMerged): dx, dA and dB by finite differences, on every kernel") {
+    check_lora_by_differences(LoRAForm::merged);
 }
