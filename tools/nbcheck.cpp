@@ -85,11 +85,13 @@ struct Run {
     bool drew_dropout = false;  // the program said on stderr which dropout kernel it used
 };
 
-bool is_exercise_notebook(const std::string& path) {
+std::string lowercase(const std::string& text) {
     std::string lower;
-    for (const char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return lower.find("exercise") != std::string::npos;
+    for (const char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower;
 }
+
+bool is_exercise_notebook(const std::string& path) { return lowercase(path).find("exercise") != std::string::npos; }
 
 // The group of the chapter a notebook's path names (its index in `groups`): ".../ch05/01_main-chapter-code/ch05.ipynb"
 // and "ch04_book.ipynb" name "ch05" and "ch04", "appendix-D.ipynb" names "appendix_d",
@@ -98,8 +100,7 @@ bool is_exercise_notebook(const std::string& path) {
 // chapter-5 notebook need not wait for the chapter-3 and 4 programs (GPT-2 124M among them) to be
 // refused by them first, nor chapter 7's exercise notebook for every chapter before it (49 s, not 1).
 std::optional<std::size_t> named_group(const std::string& path, const std::vector<Group>& groups) {
-    std::string lower;
-    for (const char c : path) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = lowercase(path);
     std::string name;
     for (std::size_t i = 0; i + 2 < lower.size(); ++i) {
         const bool starts_word = i == 0 || !std::isalnum(static_cast<unsigned char>(lower[i - 1]));
@@ -388,14 +389,10 @@ int run(const Options& opt, const std::filesystem::path& bin) {
     if (!notebook_covered) {
         const llmfs::Summary s = llmfs::summarize(check.results);
         std::string inputs_left_out;  // an input's absence may be why: the notebook's own chapter's, else any
-        for (const auto& [program, why] : left_out) {
-            std::vector<std::string> own{program};
-            if (named_tried > 0) {
-                own.clear();
-                for (std::size_t g = 0; g < named_tried; ++g) own.insert(own.end(), order[g].programs.begin(), order[g].programs.end());
-            }
-            if (std::find(own.begin(), own.end(), program) != own.end()) inputs_left_out += "; " + why;
-        }
+        std::vector<std::string> own;  // the programs of the groups the path named
+        for (std::size_t g = 0; g < named_tried; ++g) own.insert(own.end(), order[g].programs.begin(), order[g].programs.end());
+        for (const auto& [program, why] : left_out)
+            if (named_tried == 0 || std::find(own.begin(), own.end(), program) != own.end()) inputs_left_out += "; " + why;
         throw std::invalid_argument(notebook_path + " does not look like a chapter of the book, or an exercise notebook of "
                                     "chapters 2 to 5 and 7: " + std::to_string(s.covered()) + " of its " + std::to_string(check.results.size()) +
                                     " output cells match a chapter program (llmfs-nbcheck checks ch02 to ch07, "

@@ -56,8 +56,9 @@ void LoRA::merged_weight(const float* W, float* merged) const {
         for (std::size_t i = 0; i < in; ++i) merged[o * in + i] = W[o * in + i] + product[i * out + o] * s;  // W + alpha * lora.T
 }
 
-const float* Linear::merged_weight_buffer() const {
-    thread_local std::vector<float> merged;
+const float* Linear::forward_weight() const {
+    if (!lora || lora->form != LoRAForm::merged) return weight.data.data();
+    thread_local std::vector<float> merged;  // LinearWithLoRAMerged: F.linear(x, W + alpha * (A @ B).T, b)
     merged.resize(weight.data.size());
     lora->merged_weight(weight.data.data(), merged.data());
     return merged.data();

@@ -108,9 +108,9 @@ struct Linear {
     // Several layers on the same rows in one go (Q, K and V of a token): each (layer, y) pair gets
     // layer.forward_rows(x, rows, y)'s bits; one row runs all of them in one pass of the thread pool.
     static void forward_rows_each(const float* x, std::size_t rows, const std::vector<std::pair<const Linear*, float*>>& layers);
-    // LoRAForm::merged: lora->merged_weight(weight) in the calling thread's buffer, valid until its
-    // next call on this thread.
-    const float* merged_weight_buffer() const;
+    // The weight x is multiplied by: `weight`, or for a LoRAForm::merged adapter
+    // lora->merged_weight(weight) in the calling thread's buffer, valid until its next call there.
+    const float* forward_weight() const;
 
     // x [..., in] -> [..., out]. PyTorch runs addmm (2-D with bias), mm (2-D without), or the folded
     // 3-D paths, and the grad_fn it reports follows the path taken.
@@ -128,9 +128,7 @@ struct Linear {
             auto y_rows = xt::reshape_view(y, std::array<std::size_t, 2>{rows, out});  // [rows, out]
             y_rows = xt::broadcast(bias->data, {rows, out});
         }
-        const float* W = weight.data.data();
-        if (lora && lora->form == LoRAForm::merged) W = merged_weight_buffer();  // LinearWithLoRAMerged: F.linear(x, W + ...)
-        gemm(x.data.data(), W, y.data(), rows, in, out, /*b_transposed=*/true, /*accumulate=*/bias.has_value());
+        gemm(x.data.data(), forward_weight(), y.data(), rows, in, out, /*b_transposed=*/true, /*accumulate=*/bias.has_value());
         if (lora && lora->form == LoRAForm::separate) {  // LinearWithLoRA: self.linear(x) + self.lora(x)
             lora->add_to(x.data.data(), rows, y.data());
             return {std::move(y), detail::node("AddBackward0", x, weight, lora->A, lora->B)};

@@ -138,7 +138,7 @@ void merged_lora_layer_backward(const Linear& layer, const float* x, const float
     dmerged.resize(O * C);
     // AddmmBackward0 of F.linear(x, combined_weight, bias): x's gradient dy @ combined_weight, the
     // weight's dy^T @ x (linear_backward's products, with the merged weight)
-    linear_backward(x, layer.merged_weight_buffer(), dy, N, C, O, dx, dmerged.data(), nullptr);
+    linear_backward(x, layer.forward_weight(), dy, N, C, O, dx, dmerged.data(), nullptr);
     if (C == 0 || O == 0) return;
     float* g2 = dmerged.data();
     const float scale = lora.scale();
@@ -167,21 +167,14 @@ void linear_layer_backward_add(const Linear& layer, const float* x, const float*
     const std::size_t C = layer.in_features();
     const LoRAInputGrads buf = lora_input_buffers(N * C);
     const float *from_lora = buf.from_lora.data(), *from_linear = buf.from_linear.data();
-    if (layer.lora && layer.lora->form == LoRAForm::merged) {  // one gradient for x, as a Linear's
-        merged_lora_layer_backward(layer, x, dy, N, buf.from_linear.data(), g);
-        for_ranges(N * C, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
-            for (std::size_t i = first; i < last; ++i) dx[i] = dx[i] + from_linear[i];
-        });
-        return;
-    }
-    if (layer.lora) {
+    if (layer.lora && layer.lora->form == LoRAForm::separate) {
         lora_layer_backward(layer, x, dy, N, buf.from_lora.data(), buf.from_linear.data(), g);
         for_ranges(N * C, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
             for (std::size_t i = first; i < last; ++i) dx[i] = (dx[i] + from_lora[i]) + from_linear[i];
         });
         return;
     }
-    linear_layer_backward(layer, x, dy, N, buf.from_linear.data(), g);
+    linear_layer_backward(layer, x, dy, N, buf.from_linear.data(), g);  // a plain or merged layer: x's one gradient
     for_ranges(N * C, std::size_t{1} << 15, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) dx[i] = dx[i] + from_linear[i];
     });
@@ -374,10 +367,8 @@ void linear_forward(const Linear& layer, const float* x, std::size_t rows, float
         const float* bias = layer.bias->data.data();
         for (std::size_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);  // bias broadcast, then addmm's beta = 1
     }
-    const bool merged = layer.lora && layer.lora->form == LoRAForm::merged;  // LinearWithLoRAMerged: x times W + ...
-    gemm(x, merged ? layer.merged_weight_buffer() : layer.weight.data.data(), y, rows, in, out, /*b_transposed=*/true,
-         /*accumulate=*/layer.bias.has_value());
-    if (layer.lora && !merged) layer.lora->add_to(x, rows, y);  // LinearWithLoRA: + self.lora(x)
+    gemm(x, layer.forward_weight(), y, rows, in, out, /*b_transposed=*/true, /*accumulate=*/layer.bias.has_value());
+    if (layer.lora && layer.lora->form == LoRAForm::separate) layer.lora->add_to(x, rows, y);  // LinearWithLoRA: + self.lora(x)
 }
 
 void attention_forward_fast(const MultiHeadAttention& mha, const float* x, std::size_t B, std::size_t T, AttentionSaved& s, float* out) {

@@ -360,12 +360,12 @@ TEST_CASE("classifier: the fast step gives the reference step's bits for every t
                               std::pair{TrainableLayers::last_two_blocks, Readout(3)}, std::pair{TrainableLayers::all, Readout::flexible()},
                               std::pair{TrainableLayers::all, Readout::mean()}}) {
         const TrainableLayers layers = setup.first;  // not a structured binding: clang cannot capture one in C++17
-        const Readout token_pos = setup.second;
-        INFO(trainable_layers_name(layers) << ", readout " << static_cast<int>(token_pos.tokens) << " at " << token_pos.position);
+        const Readout readout = setup.second;
+        INFO(trainable_layers_name(layers) << ", readout " << static_cast<int>(readout.tokens) << " at " << readout.position);
         check_fast_step<ClassifierAdamW>(
             false,
             [&](GPTModel& m, ClassifierAdamW& o, const ClassificationBatch& b, StepKernels k) {
-                return train_classifier_step(m, o, b, k, token_pos);
+                return train_classifier_step(m, o, b, k, readout);
             },
             [&](GPTModel& m) { return trainable_parameters(m, layers); }, layers);
     }
