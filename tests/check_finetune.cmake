@@ -1,7 +1,9 @@
 # llmfs-finetune-instruction end to end, in a fresh SCRATCH folder as its working directory: its
-# standard output must be GOLDEN byte for byte, the responses it saves RESPONSES byte for byte, and
-# the folder must hold the script's three files and nothing else (no .partial left).
-#   cmake -DPROGRAM=... -DARGS=a;b -DGOLDEN=... -DRESPONSES=... -DSCRATCH=dir -P check_finetune.cmake
+# standard output must be GOLDEN byte for byte, the responses it saves RESPONSES byte for byte, the
+# weights it saves PyTorch's (each record RECORDS lists, data.pkl and every tensor's data/N, has
+# PyTorch's SHA-256: the same pickle and tensors, bit for bit), and the folder must hold the
+# script's three files and nothing else (no .partial left).
+#   cmake -DPROGRAM=... -DARGS=a;b -DGOLDEN=... -DRESPONSES=... -DRECORDS=... -DSCRATCH=dir -P check_finetune.cmake
 file(REMOVE_RECURSE ${SCRATCH})
 file(MAKE_DIRECTORY ${SCRATCH})
 execute_process(COMMAND ${EMULATOR} ${PROGRAM} ${ARGS} WORKING_DIRECTORY ${SCRATCH}
@@ -27,4 +29,25 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${SCRATCH}/instruction
 if(NOT differ EQUAL 0)
   message(FATAL_ERROR "${SCRATCH}/instruction-data-with-response-standalone.json differs from ${RESPONSES}")
 endif()
+set(pth Smalltestmodel-sft-standalone.pth)
+set(unzipped ${SCRATCH}/unzipped)
+file(ARCHIVE_EXTRACT INPUT ${SCRATCH}/${pth} DESTINATION ${unzipped})
+file(STRINGS ${RECORDS} rows REGEX "^${pth} ")
+list(LENGTH rows expected_records)
+if(expected_records EQUAL 0)
+  message(FATAL_ERROR "${RECORDS} lists no record of ${pth}")
+endif()
+foreach(row ${rows})
+  string(REPLACE " " ";" fields "${row}")
+  list(GET fields 1 record)
+  list(GET fields 2 expected)
+  if(NOT EXISTS ${unzipped}/Smalltestmodel-sft-standalone/${record})
+    message(FATAL_ERROR "${pth} has no record Smalltestmodel-sft-standalone/${record} (PyTorch's file has: ${row})")
+  endif()
+  file(SHA256 ${unzipped}/Smalltestmodel-sft-standalone/${record} actual)
+  if(NOT actual STREQUAL expected)
+    message(FATAL_ERROR "${pth}: record ${record} differs from PyTorch's (${RECORDS}):\n  ${row}\n  ours: ${actual}")
+  endif()
+endforeach()
+message(STATUS "${expected_records} records of ${pth} equal PyTorch's")
 file(REMOVE_RECURSE ${SCRATCH})

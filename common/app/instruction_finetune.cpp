@@ -203,7 +203,7 @@ void run_instruction_finetuning(Notebook& nb, Generator& gen, const InstructionF
     write_atomically(responses_path, dump_instruction_data(test_data));
     nb.print("Responses saved as " + responses_path.filename().string());
 
-    save_state_dict(model_path, *model);
+    save_state_dict(model_path, *model, "drop_resid");  // torch.save(model.state_dict(), ...): chapter 7's previous_chapters.py names the block's dropout drop_resid
     nb.print("Model saved as " + model_path.filename().string());
 }
 

@@ -62,7 +62,7 @@ std::vector<GptStateEntry> gpt_state_entries(const GPTModel& model) {
     return out;
 }
 
-PyRef gpt_state_dict(const GPTModel& model, std::vector<std::vector<float>>& masks) {
+PyRef gpt_state_dict(const GPTModel& model, std::vector<std::vector<float>>& masks, std::string_view shortcut_dropout) {
     const std::size_t T = model.pos_emb.weight.data.shape()[0];
     std::vector<std::pair<PyRef, PyRef>> entries;
     masks.clear();
@@ -80,8 +80,9 @@ PyRef gpt_state_dict(const GPTModel& model, std::vector<std::vector<float>>& mas
     for (std::size_t l = 0; l < model.trf_blocks.size(); ++l) {
         const std::string p = fmt::format("trf_blocks.{}", l);
         for (const char* m : {"", ".att", ".att.W_query", ".att.W_key", ".att.W_value", ".att.out_proj", ".att.dropout", ".ff", ".ff.layers",
-                              ".ff.layers.0", ".ff.layers.1", ".ff.layers.2", ".norm1", ".norm2", ".drop_shortcut"})
+                              ".ff.layers.0", ".ff.layers.1", ".ff.layers.2", ".norm1", ".norm2"})
             modules.push_back(p + m);
+        modules.push_back(fmt::format("{}.{}", p, shortcut_dropout));
     }
     modules.insert(modules.end(), {"final_norm", "out_head"});
     std::vector<std::pair<PyRef, PyRef>> metadata;
@@ -91,9 +92,9 @@ PyRef gpt_state_dict(const GPTModel& model, std::vector<std::vector<float>>& mas
     return PyValue::make_dict(std::move(entries), true, std::move(state));
 }
 
-void save_state_dict(const std::filesystem::path& path, const GPTModel& model) {
+void save_state_dict(const std::filesystem::path& path, const GPTModel& model, std::string_view shortcut_dropout) {
     std::vector<std::vector<float>> masks;
-    write_torch_save(path, *gpt_state_dict(model, masks));
+    write_torch_save(path, *gpt_state_dict(model, masks, shortcut_dropout));
 }
 
 // ---- reading ------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,11 +37,13 @@ std::vector<GptStateEntry> gpt_state_entries(const GPTModel& model);
 
 // model.state_dict() as the Python value torch.save pickles: an OrderedDict of float32 tensors
 // viewing the model's parameters (and `masks`, which must outlive the value), with its
-// _metadata ({"version": 1} per module, in named_modules() order).
-PyRef gpt_state_dict(const GPTModel& model, std::vector<std::vector<float>>& masks);
+// _metadata ({"version": 1} per module, in named_modules() order). `shortcut_dropout` is the name
+// of each block's dropout module, which only _metadata records: chapter 4's and 5's
+// previous_chapters.py call it drop_shortcut, chapter 6's, 7's and appendix E's drop_resid.
+PyRef gpt_state_dict(const GPTModel& model, std::vector<std::vector<float>>& masks, std::string_view shortcut_dropout = "drop_shortcut");
 
 // torch.save(model.state_dict(), path), atomically.
-void save_state_dict(const std::filesystem::path& path, const GPTModel& model);
+void save_state_dict(const std::filesystem::path& path, const GPTModel& model, std::string_view shortcut_dropout = "drop_shortcut");
 
 // The state dict of a torch.save file: the file's object if it is a dict of tensors (model.pth),
 // or its "model_state_dict" entry (model_and_optimizer.pth).

@@ -6,8 +6,11 @@ first 10 training, validation and test entries): the goldens of llmfs-finetune-i
 
     OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/finetune_instruction_reference.py BOOK
 
-writes data/golden/finetune/test_mode.txt (what the script prints) and
-data/golden/finetune/instruction-data-with-response-standalone.json (the responses it saves).
+writes data/golden/finetune/test_mode.txt (what the script prints),
+data/golden/finetune/instruction-data-with-response-standalone.json (the responses it saves) and
+data/golden/finetune/Smalltestmodel-sft-standalone_records.txt (the weights it saves: one line per
+record of PyTorch's zip, "FILE RECORD SHA256 WHAT", for data.pkl and each tensor's data/N, WHAT
+naming the state dict key; the pickle's hash is 1.13's, as resume_reference.py's records are).
 
 The script is imported from the checkout as a module (nothing of its code is copied) and its
 main(test_mode=True) runs in a temporary working directory holding a copy of the checkout's
@@ -22,6 +25,7 @@ instruction-data.json, so it downloads nothing. Around it:
   and so is "Training completed in X minutes." (llmfs prints its own time on stderr).
 """
 import contextlib
+import hashlib
 import importlib.metadata
 import io
 import os
@@ -31,6 +35,7 @@ import shutil
 import sys
 import tempfile
 import types
+import zipfile
 
 sys.dont_write_bytecode = True
 HERE = pathlib.Path(__file__).resolve().parent
@@ -75,6 +80,21 @@ with tempfile.TemporaryDirectory() as tmp:
         with contextlib.redirect_stdout(buffer):
             script.main(test_mode=True)
         shutil.copyfile("instruction-data-with-response-standalone.json", OUT / "instruction-data-with-response-standalone.json")
+        pth = "Smalltestmodel-sft-standalone.pth"
+        keys = list(torch.load(pth, map_location="cpu", weights_only=True).keys())
+        records = [f"# finetune_instruction_reference.py: the records of PyTorch {torch.__version__}'s {pth}",
+                   "# FILE RECORD SHA256 WHAT"]
+        with zipfile.ZipFile(pth) as z:
+            for info in z.infolist():
+                record = info.filename.partition("/")[2]
+                if record == "data.pkl":
+                    what = "the pickle"
+                elif record.startswith("data/"):
+                    what = keys[int(record[5:])]
+                else:
+                    continue
+                records.append(f"{pth} {record} {hashlib.sha256(z.read(info)).hexdigest()} {what}")
+        (OUT / "Smalltestmodel-sft-standalone_records.txt").write_text("\n".join(records) + "\n", encoding="utf-8")
     finally:
         os.chdir(cwd)
 lines = [line for line in buffer.getvalue().split("\n")
