@@ -3,13 +3,17 @@
 // CPU, and prints what the script prints: "Ep N (Step NNNNNN): Train loss X, Val loss Y" every 50
 // steps, the accuracies after each epoch, the time taken. The data and the weights are files given
 // here (nothing is downloaded); train.csv, validation.csv and test.csv are written into --out-dir as
-// the script writes them (docs/finetuning.md).
+// the script writes them, and so are its two plots, loss-plot.pdf and accuracy-plot.pdf
+// (docs/finetuning.md).
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <tuple>
 
 #include <CLI/CLI.hpp>
 
 #include "llmfs/app/cli.hpp"
+#include "llmfs/app/plot.hpp"
 #include "llmfs/train/class_finetune.hpp"
 
 using namespace llmfs;
@@ -38,7 +42,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1 << 16));
     app.add_flag("--test_mode", o.test_mode,
                  "the script's flag: a small random GPT (emb_dim 12, 1 layer, 2 heads, context 120) instead of the pretrained one");
-    app.add_option("--out-dir", o.out_dir, "where train.csv, validation.csv and test.csv are written")->type_name("DIR")->capture_default_str();
+    app.add_option("--out-dir", o.out_dir, "where train.csv, validation.csv, test.csv, loss-plot.pdf and accuracy-plot.pdf are written")->type_name("DIR")->capture_default_str();
     app.add_option("--pytorch", pytorch,
                    "whose AdamW update to reproduce: 2 (PyTorch 2.x's, as the book ran) or 1.13 (Debian's python3-torch)")
         ->capture_default_str()
@@ -49,9 +53,17 @@ int main(int argc, char** argv) {
     return run_tool(app, argc, argv, [&] {
         o.pytorch = *parse_pytorch_version(pytorch);
         o.bernoulli = *parse_bernoulli_kernel(bernoulli);
-        run_class_finetune(
+        const ClassifierHistory h = run_class_finetune(
             o, [](const std::string& line) { std::cout << line << std::endl; },
             [](const std::string& line) { std::cerr << line << std::endl; });
+        // plot_values(epochs_tensor, examples_seen_tensor, train_losses, val_losses), then the accuracies'
+        const std::size_t num_epochs = 5;
+        for (const auto& [label, train, val] : {std::tuple{"loss", &h.train_losses, &h.val_losses},
+                                                std::tuple{"accuracy", &h.train_accs, &h.val_accs}}) {
+            const std::filesystem::path figure = std::filesystem::path(o.out_dir) / (std::string(label) + "-plot.pdf");
+            plot_values(figure, num_epochs, h.examples_seen, *train, *val, label);
+            std::cerr << label << " plot written to " << figure.string() << std::endl;
+        }
         return 0;
     });
 }

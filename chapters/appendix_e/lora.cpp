@@ -248,14 +248,14 @@ void section_e4(Notebook& nb, Generator& gen, const Options& o, GPTModel& model,
             "end_time = time.time()\n"
             "execution_time_minutes = (end_time - start_time) / 60\n"
             "print(f\"Training completed in {execution_time_minutes:.2f} minutes.\")");
-    run_training_cell(nb, gen, o, model, l, 8e-4, /*lora=*/true);
+    const ClassifierHistory history = run_training_cell(nb, gen, o, model, l, 8e-4, /*lora=*/true);
     nb.code("from previous_chapters import plot_values\n"
             "\n"
             "epochs_tensor = torch.linspace(0, num_epochs, len(train_losses))\n"
             "examples_seen_tensor = torch.linspace(0, examples_seen, len(train_losses))\n"
             "\n"
             "plot_values(epochs_tensor, examples_seen_tensor, train_losses, val_losses, label=\"loss\")");
-    nb.note("The plot is not drawn.");
+    draw_plot_values(history, "loss");
     nb.code("train_accuracy = calc_accuracy_loader(train_loader, model, device)\n"
             "val_accuracy = calc_accuracy_loader(val_loader, model, device)\n"
             "test_accuracy = calc_accuracy_loader(test_loader, model, device)\n"

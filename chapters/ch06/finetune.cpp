@@ -323,7 +323,7 @@ void section_6_7(Notebook& nb, Generator& gen, const Options& o, GPTModel& model
             "end_time = time.time()\n"
             "execution_time_minutes = (end_time - start_time) / 60\n"
             "print(f\"Training completed in {execution_time_minutes:.2f} minutes.\")");
-    run_training_cell(nb, gen, o, model, d, 5e-5, /*lora=*/false);
+    const ClassifierHistory history = run_training_cell(nb, gen, o, model, d, 5e-5, /*lora=*/false);
     nb.code("import matplotlib.pyplot as plt\n"
             "\n"
             "def plot_values(epochs_seen, examples_seen, train_values, val_values, label=\"loss\"):\n"
@@ -346,11 +346,12 @@ void section_6_7(Notebook& nb, Generator& gen, const Options& o, GPTModel& model
             "examples_seen_tensor = torch.linspace(0, examples_seen, len(train_losses))\n"
             "\n"
             "plot_values(epochs_tensor, examples_seen_tensor, train_losses, val_losses)");
+    draw_plot_values(history, "loss");
     nb.code("epochs_tensor = torch.linspace(0, num_epochs, len(train_accs))\n"
             "examples_seen_tensor = torch.linspace(0, examples_seen, len(train_accs))\n"
             "\n"
             "plot_values(epochs_tensor, examples_seen_tensor, train_accs, val_accs, label=\"accuracy\")");
-    nb.note("The two plots are not drawn.");
+    draw_plot_values(history, "accuracy");
     nb.code("train_accuracy = calc_accuracy_loader(train_loader, model, device)\n"
             "val_accuracy = calc_accuracy_loader(val_loader, model, device)\n"
             "test_accuracy = calc_accuracy_loader(test_loader, model, device)\n"

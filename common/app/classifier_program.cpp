@@ -1,11 +1,13 @@
 #include "llmfs/app/classifier_program.hpp"
 
+#include <filesystem>
 #include <chrono>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "llmfs/app/cli.hpp"
+#include "llmfs/app/plot.hpp"
 #include "llmfs/text/data_dir.hpp"
 #include "llmfs/train/class_finetune.hpp"
 #include "llmfs/train/classifier.hpp"
@@ -122,8 +124,8 @@ void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamD
     nb.print(fmt::format("Test accuracy: {:.2f}%", test * 100));
 }
 
-void run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOptions& o, GPTModel& model, const SpamData& d, double lr,
-                       bool lora) {
+ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOptions& o, GPTModel& model, const SpamData& d,
+                                    double lr, bool lora) {
     nb.note(fmt::format("AdamW updates as PyTorch {} computes them (--pytorch 2|1.13). \"Training completed in X minutes.\" goes to "
                         "standard error: the minutes are this machine's.",
                         o.pytorch == "2" ? "2.x" : "1.13"));
@@ -137,15 +139,25 @@ void run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOption
                              lora ? "the LoRA adapters" : "the last block, final_norm and the head", d.train_loader->size())
               << std::endl;
     const auto print = [&](const std::string& line) { nb.print(line); };
+    ClassifierHistory history;
     if (lora) {
         LoRAAdamW optimizer(model, adamw);
-        train_classifier_simple(model, *d.train_loader, *d.val_loader, optimizer, gen, 5, 50, 5, print);
+        history = train_classifier_simple(model, *d.train_loader, *d.val_loader, optimizer, gen, 5, 50, 5, print);
     } else {
         ClassifierAdamW optimizer(model, adamw);
-        train_classifier_simple(model, *d.train_loader, *d.val_loader, optimizer, gen, 5, 50, 5, print);
+        history = train_classifier_simple(model, *d.train_loader, *d.val_loader, optimizer, gen, 5, 50, 5, print);
     }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     std::cerr << fmt::format("Training completed in {:.2f} minutes.", minutes) << std::endl;
+    return history;
+}
+
+void draw_plot_values(const ClassifierHistory& history, const std::string& label) {
+    const bool loss = label == "loss";
+    const std::filesystem::path figure = default_figure_path(label + "-plot.pdf");
+    plot_values(figure, 5, history.examples_seen, loss ? history.train_losses : history.train_accs,
+                loss ? history.val_losses : history.val_accs, label);
+    std::cerr << label << " plot written to " << figure.string() << std::endl;
 }
 
 // ---- chapter 6's exercises ---------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include "llmfs/nn/gpt.hpp"
 #include "llmfs/train/class_experiments.hpp"
 #include "llmfs/train/classification_data.hpp"
+#include "llmfs/train/classifier.hpp"
 
 namespace llmfs {
 
@@ -53,8 +54,15 @@ void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamD
 // weight_decay=0.1) (appendix E's over the LoRA adapters when `lora`, else chapter 6's over the
 // unfrozen parameters), train_classifier_simple for 5 epochs, eval_freq 50, eval_iter 5, its lines
 // printed; progress and "Training completed in X minutes." on stderr (the minutes are the machine's).
-void run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOptions& options, GPTModel& model, const SpamData& data,
+// Returns its history (the plots' values).
+ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOptions& options, GPTModel& model, const SpamData& data,
                        double lr, bool lora);
+
+// The notebooks' plot_values(epochs_tensor, examples_seen_tensor, train_values, val_values, label)
+// after run_training_cell's 5 epochs (label "loss": the losses; "accuracy": the accuracies): the
+// figure its plt.savefig(f"{label}-plot.pdf") writes, in the current folder (default_figure_path),
+// the path said on stderr.
+void draw_plot_values(const ClassifierHistory& history, const std::string& label);
 
 // ---- chapter 6's exercises: their answers are runs of the bonus additional_experiments.py ----------
 

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <system_error>
 
+#include <unistd.h>
+
 #include <cairo.h>
 #include <cairo-pdf.h>
 #include <fmt/format.h>
@@ -568,24 +570,29 @@ void plot_lines(const std::filesystem::path& path, const LineChart& chart) {
                                              cairo_status_to_string(status)));
 }
 
-void plot_losses(const std::filesystem::path& path, std::size_t num_epochs, const std::vector<double>& train_losses,
-                 const std::vector<double>& val_losses, const std::vector<std::size_t>& tokens_seen) {
-    LineChart chart;
-    const std::size_t n = train_losses.size();
-    std::vector<double> epochs_seen(n), tokens(tokens_seen.begin(), tokens_seen.end());
-    for (std::size_t i = 0; i < n; ++i)  // torch.linspace(0, num_epochs, len(train_losses))
-        epochs_seen[i] = n == 1 ? 0.0 : static_cast<double>(num_epochs) * static_cast<double>(i) / static_cast<double>(n - 1);
-    chart.series.push_back({"Training loss", epochs_seen, train_losses, kC0});
-    LineSeries val{"Validation loss", epochs_seen, val_losses, kC1};
+namespace {
+
+// torch.linspace(0, end, n)
+std::vector<double> linspace_to(double end, std::size_t n) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = n == 1 ? 0.0 : end * static_cast<double>(i) / static_cast<double>(n - 1);
+    return v;
+}
+
+// Two curves against epochs with a second x axis on top, written beside `path` (a name of this
+// process's own with path's extension, so two programs writing the same figure never share a
+// partial file and a .pdf is drawn as a PDF) and renamed over it.
+void plot_train_val(const std::filesystem::path& path, LineChart chart, std::size_t num_epochs, const std::string& label,
+                    const std::vector<double>& train_values, const std::vector<double>& val_values) {
+    const std::vector<double> epochs_seen = linspace_to(static_cast<double>(num_epochs), train_values.size());
+    chart.series.push_back({"Training " + label, epochs_seen, train_values, kC0});
+    LineSeries val{"Validation " + label, epochs_seen, val_values, kC1};
     val.dashed = true;  // linestyle="-." drawn dashed
     chart.series.push_back(val);
     chart.xlabel = "Epochs";
-    chart.ylabel = "Loss";
-    chart.legend_upper_right = true;
-    chart.top_xlabel = "Tokens seen";  // ax2 = ax1.twiny(); ax2.plot(tokens_seen, train_losses, alpha=0)
-    chart.top_x = tokens;
-    std::filesystem::path partial = path;
-    partial += ".partial";
+    // loss-plot.partial-PID.pdf: the kind of file (plot_lines reads it from the extension) kept
+    const std::filesystem::path partial =
+        path.parent_path() / fmt::format("{}.partial-{}{}", path.stem().string(), ::getpid(), path.extension().string());
     try {
         plot_lines(partial, chart);
     } catch (...) {
@@ -595,7 +602,38 @@ void plot_losses(const std::filesystem::path& path, std::size_t num_epochs, cons
     }
     std::error_code ec;
     std::filesystem::rename(partial, path, ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot write the figure to {}: {}", path.string(), ec.message()));
+    if (ec) {
+        std::error_code ignored;
+        std::filesystem::remove(partial, ignored);
+        throw std::runtime_error(fmt::format("cannot write the figure to {}: {}", path.string(), ec.message()));
+    }
+}
+
+}  // namespace
+
+void plot_losses(const std::filesystem::path& path, std::size_t num_epochs, const std::vector<double>& train_losses,
+                 const std::vector<double>& val_losses, const std::vector<std::size_t>& tokens_seen) {
+    LineChart chart;
+    chart.ylabel = "Loss";
+    chart.legend_upper_right = true;
+    chart.top_xlabel = "Tokens seen";  // ax2 = ax1.twiny(); ax2.plot(tokens_seen, train_losses, alpha=0)
+    chart.top_x.assign(tokens_seen.begin(), tokens_seen.end());
+    plot_train_val(path, std::move(chart), num_epochs, "loss", train_losses, val_losses);
+}
+
+void plot_values(const std::filesystem::path& path, std::size_t num_epochs, std::size_t examples_seen,
+                 const std::vector<double>& train_values, const std::vector<double>& val_values, const std::string& label) {
+    if (train_values.size() != val_values.size())
+        throw std::invalid_argument(fmt::format("plot_values: {} training values but {} validation values", train_values.size(), val_values.size()));
+    LineChart chart;
+    chart.ylabel = label;  // label.capitalize()
+    if (!chart.ylabel.empty()) chart.ylabel[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(chart.ylabel[0])));
+    chart.width_px = 500;  // figsize=(5, 3)
+    chart.grid = false;    // no ax1.grid() call
+    chart.height_px = 300;
+    chart.top_xlabel = "Examples seen";  // ax2.plot(examples_seen, train_values, alpha=0)
+    chart.top_x = linspace_to(static_cast<double>(examples_seen), train_values.size());
+    plot_train_val(path, std::move(chart), num_epochs, label, train_values, val_values);
 }
 
 }  // namespace llmfs

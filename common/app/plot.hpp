@@ -98,6 +98,14 @@ void plot_lines(const std::filesystem::path& path, const LineChart& chart);
 void plot_losses(const std::filesystem::path& path, std::size_t num_epochs, const std::vector<double>& train_losses,
                  const std::vector<double>& val_losses, const std::vector<std::size_t>& tokens_seen);
 
+// The book's plot_values(epochs_seen, examples_seen, train_values, val_values, label) (ch06 6.7,
+// gpt_class_finetune.py, appendix E), which saves f"{label}-plot.pdf": "Training {label}" and
+// "Validation {label}" against epochs (torch.linspace(0, num_epochs, len(train_values))), the
+// legend where it fits best, label.capitalize() on the y axis, "Examples seen" along the top
+// (torch.linspace(0, examples_seen, len(train_values))). Written as plot_losses writes.
+void plot_values(const std::filesystem::path& path, std::size_t num_epochs, std::size_t examples_seen,
+                 const std::vector<double>& train_values, const std::vector<double>& val_values, const std::string& label);
+
 // What a test checks of a written figure: its size, and how many different colours it has (a
 // blank image has one). Throws std::runtime_error if the file is not a readable PNG.
 struct ImageSummary {

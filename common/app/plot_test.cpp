@@ -85,3 +85,19 @@ TEST_CASE("plot_lines refuses what it cannot draw") {
     CHECK_THROWS_WITH(plot_lines(dir.path / "no/such/folder/x.png", chart),
                       Catch::Contains("cannot write the figure to") && Catch::Contains("no/such/folder/x.png"));
 }
+
+TEST_CASE("plot_values: chapter 6's figure (figsize 5 x 3), only the figure left, unequal curves refused") {
+    const llmfs::testing::TempDir dir("llmfs_plot_test");
+    const std::filesystem::path png = dir.path / "accuracy-plot.png";
+    plot_values(png, 5, 1040, {0.5, 0.625, 0.75, 0.875, 1.0}, {0.5, 0.5, 0.625, 0.75, 0.75}, "accuracy");
+    const ImageSummary image = summarize_png(png);
+    CHECK(image.width == 500);
+    CHECK(image.height == 300);
+    CHECK(image.colours > 50);
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path)) ++files;
+    CHECK(files == 1);  // no partial file beside it
+    CHECK_THROWS_WITH(plot_values(dir.path / "loss-plot.pdf", 5, 1040, {1, 2}, {1}, "loss"),
+                      "plot_values: 2 training values but 1 validation values");
+    CHECK_FALSE(std::filesystem::exists(dir.path / "loss-plot.pdf"));
+}

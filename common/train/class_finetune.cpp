@@ -58,7 +58,7 @@ std::unique_ptr<GPTModel> load_pretrained_gpt(Generator& gen, const std::string&
     return model;
 }
 
-void run_class_finetune(const ClassFinetuneOptions& o, const std::function<void(const std::string&)>& print,
+ClassifierHistory run_class_finetune(const ClassFinetuneOptions& o, const std::function<void(const std::string&)>& print,
                         const std::function<void(const std::string&)>& progress) {
     if (o.data.empty()) throw std::invalid_argument("--data FILE is required: sms_spam_collection.zip or SMSSpamCollection.tsv");
     if (o.weights.empty() && !o.test_mode)
@@ -108,9 +108,10 @@ void run_class_finetune(const ClassFinetuneOptions& o, const std::function<void(
     adamw.version = o.pytorch;
     ClassifierAdamW optimizer(*model, adamw);
     note(fmt::format("training: {} batches per epoch, 5 epochs", train_loader.size()));
-    train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, 5, 50, 5, print);
+    ClassifierHistory history = train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, 5, 50, 5, print);
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     print(fmt::format("Training completed in {:.2f} minutes.", minutes));
+    return history;
 }
 
 }  // namespace llmfs

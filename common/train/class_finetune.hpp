@@ -15,7 +15,7 @@
 //   print(f"Training completed in {execution_time_minutes:.2f} minutes.")
 //
 // What differs: the data file is given (never downloaded, so the script's "already exists. Skipping
-// download" line is not printed), and the loss and accuracy plots are not drawn.
+// download" line is not printed). The loss and accuracy plots are the caller's (the history returned).
 #pragma once
 
 #include <cstddef>
@@ -27,6 +27,7 @@
 #include "llmfs/nn/gpt.hpp"
 #include "llmfs/torch/rng.hpp"
 #include "llmfs/train/adamw.hpp"
+#include "llmfs/train/classifier.hpp"
 
 namespace llmfs {
 
@@ -49,7 +50,8 @@ std::unique_ptr<GPTModel> load_pretrained_gpt(Generator& gen, const std::string&
 // Throws std::invalid_argument for options that cannot run (no --data, neither --weights nor
 // --test_mode), std::runtime_error for bad files (a zip without SMSSpamCollection, a checkpoint
 // that is not GPT-2's, a data set longer than the model's context), before anything is written.
-void run_class_finetune(const ClassFinetuneOptions& options, const std::function<void(const std::string&)>& print,
-                        const std::function<void(const std::string&)>& progress = {});
+// Returns train_classifier_simple's history, for the script's plots (5 epochs).
+ClassifierHistory run_class_finetune(const ClassFinetuneOptions& options, const std::function<void(const std::string&)>& print,
+                                     const std::function<void(const std::string&)>& progress = {});
 
 }  // namespace llmfs
