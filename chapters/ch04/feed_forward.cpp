@@ -11,7 +11,7 @@
 using namespace llmfs;
 
 int main(int argc, char** argv) {
-    std::filesystem::path figure;  // default_figure_path("gelu_relu.png"): in the current folder
+    std::filesystem::path figure;  // default_output_path("gelu_relu.png"): in the current folder
     return run_chapter(
         argc, argv, "4.3 Implementing a feed forward network with GELU activations",
         [&](CLI::App& app) {
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
                            "gelu_relu.png there, or in $LLMFS_FIGURE_DIR if set)");
         },
         [&](Notebook& nb, Generator& gen) {
-            if (figure.empty()) figure = default_figure_path("gelu_relu.png");
+            if (figure.empty()) figure = default_output_path("gelu_relu.png");
             nb.section("4.3 Implementing a feed forward network with GELU activations");
             nb.code("import matplotlib.pyplot as plt\n"
                     "\n"

@@ -32,7 +32,7 @@ std::filesystem::path figure_path(const ArgumentParser& args, const std::string&
                                   const std::string& script_option = "") {
     if (!script_option.empty() && !args.get_string(script_option).empty()) return args.get_string(script_option);
     const std::string& figure = args.get_string("figure");
-    return figure == default_name ? default_figure_path(default_name) : std::filesystem::path(figure);
+    return figure == default_name ? default_output_path(default_name) : std::filesystem::path(figure);
 }
 
 void save(const LineChart& chart, const std::filesystem::path& path) {

@@ -417,7 +417,7 @@ int main(int argc, char** argv) {
         [&](Notebook& nb, Generator& gen) {
             options.pytorch = *parse_pytorch_version(pytorch);
             options.stop_after_5_1 = stop_after == "5.1";
-            if (options.figure.empty()) options.figure = default_figure_path("loss-plot.pdf");
+            if (options.figure.empty()) options.figure = default_output_path("loss-plot.pdf");
             if (!options.stop_after_5_1) check_writable_path(options.figure.string(), "--figure");
             Section51 data;
             section_5_1(nb, gen, data);

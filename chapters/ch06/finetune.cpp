@@ -9,6 +9,8 @@
 // and --n-layers shrink it (the tests' runs); --stop-after ends after a section (6.6: no training).
 // The goldens are PyTorch's on this CPU running the notebook's own cells
 // (tests/goldens/ch06_finetune_reference.py).
+#include <filesystem>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +21,8 @@
 
 #include "llmfs/app/classifier_program.hpp"
 #include "llmfs/app/cli.hpp"
+#include "llmfs/app/plot.hpp"
+#include "llmfs/nn/gpt_checkpoint.hpp"
 #include "llmfs/nn/module.hpp"
 #include "llmfs/torch/ops.hpp"
 #include "llmfs/torch/sampling.hpp"
@@ -407,8 +411,17 @@ void section_6_8(Notebook& nb, GPTModel& model, const Gpt2Tokenizer& tokenizer, 
             "))");
     nb.print(classify_review("Hey, just wanted to check if we're still on for dinner tonight? Let me know!", model, tokenizer,
                              d.train_dataset->max_length()));
-    nb.note("torch.save(model.state_dict(), \"review_classifier.pth\") and loading it back are not done here "
-            "(llmfs-finetune-classifier trains the same way; docs/checkpoints.md has the .pth files).");
+    nb.code("torch.save(model.state_dict(), \"review_classifier.pth\")");
+    // In the current folder, as the notebook's (LLMFS_FIGURE_DIR moves it: llmfs-nbcheck's runs).
+    // Chapter 6's previous_chapters.py names each block's dropout drop_resid, which the state
+    // dict's _metadata records.
+    const std::filesystem::path saved = default_output_path("review_classifier.pth");
+    save_state_dict(saved, model, "drop_resid");
+    std::cerr << "the fine-tuned model written to " << saved.string() << std::endl;
+    nb.code("model_state_dict = torch.load(\"review_classifier.pth\", map_location=device, weights_only=True)\n"
+            "model.load_state_dict(model_state_dict)");
+    load_state_dict(model, TorchStateDict::open(saved));  // strict: throws naming what does not fit
+    nb.print("<All keys matched successfully>");          // the value Jupyter shows: the _IncompatibleKeys' repr
 }
 
 }  // namespace

@@ -154,7 +154,7 @@ ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const Classifi
 
 void draw_plot_values(const ClassifierHistory& history, const std::string& label) {
     const bool loss = label == "loss";
-    const std::filesystem::path figure = default_figure_path(label + "-plot.pdf");
+    const std::filesystem::path figure = default_output_path(label + "-plot.pdf");
     plot_values(figure, 5, history.examples_seen, loss ? history.train_losses : history.train_accs,
                 loss ? history.val_losses : history.val_accs, label);
     std::cerr << label << " plot written to " << figure.string() << std::endl;

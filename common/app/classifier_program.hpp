@@ -60,7 +60,7 @@ ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const Classifi
 
 // The notebooks' plot_values(epochs_tensor, examples_seen_tensor, train_values, val_values, label)
 // after run_training_cell's 5 epochs (label "loss": the losses; "accuracy": the accuracies): the
-// figure its plt.savefig(f"{label}-plot.pdf") writes, in the current folder (default_figure_path),
+// figure its plt.savefig(f"{label}-plot.pdf") writes, in the current folder (default_output_path),
 // the path said on stderr.
 void draw_plot_values(const ClassifierHistory& history, const std::string& label);
 

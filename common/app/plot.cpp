@@ -21,7 +21,7 @@
 
 namespace llmfs {
 
-std::filesystem::path default_figure_path(const std::string& file_name) {
+std::filesystem::path default_output_path(const std::string& file_name) {
     namespace fs = std::filesystem;
     const char* env = std::getenv("LLMFS_FIGURE_DIR");
     if (env == nullptr || *env == '\0') return file_name;  // the current folder

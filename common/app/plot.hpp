@@ -14,12 +14,12 @@ struct Panel {
     std::vector<float> y;
 };
 
-// Where a program writes a figure under its default name (file_name, e.g. "gelu_relu.png"). One
-// rule for every program: a figure's path, given or default, is relative to the current folder,
-// as the book's scripts' savefig; only $LLMFS_FIGURE_DIR, if set, moves the default-named figures
-// (llmfs-nbcheck and llmfs-exercise grade set it to keep a check from writing into the user's
-// folder). That folder is created.
-std::filesystem::path default_figure_path(const std::string& file_name);
+// Where a program writes a file under its default name (file_name: a figure, e.g. "gelu_relu.png",
+// or a notebook's torch.save file, "review_classifier.pth"). One rule for every program: such a
+// path, given or default, is relative to the current folder, as the book's savefig and torch.save;
+// only $LLMFS_FIGURE_DIR, if set, moves the default-named files (llmfs-nbcheck and llmfs-exercise
+// grade set it to keep a check from writing into the user's folder). That folder is created.
+std::filesystem::path default_output_path(const std::string& file_name);
 
 // Panels side by side sharing x (plt.subplot(1, n, i) with plt.plot(x, y), a grid, "x" below),
 // each width_px x height_px. Throws std::runtime_error naming the path if it cannot be written.

@@ -5,7 +5,8 @@ small random GPT. From the repository root, with BOOK a checkout of
 github.com/rasbt/LLMs-from-scratch (28c65cd):
 
     OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tests/goldens/ch06_finetune_reference.py BOOK DATA \\
-        --emb-dim 12 --n-heads 2 --n-layers 2 > data/golden/default/ch06_finetune_e12_h2_l2.txt
+        --emb-dim 12 --n-heads 2 --n-layers 2 --records data/golden/default/ch06_finetune_e12_h2_l2_records.txt \\
+        > data/golden/default/ch06_finetune_e12_h2_l2.txt
 
 prints what the cells from 6.4 on print: the golden of `ch06_finetune --data DATA --emb-dim 12
 --n-heads 2 --n-layers 2` (DATA: data/tests/ch06/sms_clean.tsv). The cells of 6.2 and 6.3 run too
@@ -21,8 +22,13 @@ copied here (they are read from the .ipynb):
   without --weights;
 - no CUDA and no MPS here: the device cell prints "Device: cpu"; matplotlib draws nothing;
 - "Training completed in X minutes." is left out (the program writes it to standard error);
+- the last cell shows its value as Jupyter does (model.load_state_dict's `<All keys matched
+  successfully>`), the only cell from 6.4 on whose value the notebook shows;
 - AdamW is PyTorch 2.x's CPU step (torch2x_adamw.py), as the notebook ran 2.9.
---until 6.6 stops before section 6.7's first cell (the program's --stop-after 6.6). --notebook OUT
+--until 6.6 stops before section 6.7's first cell (the program's --stop-after 6.6). --records OUT
+writes the records of the review_classifier.pth that 6.8's cell saved (notebook_cells.pth_records:
+each tensor's and the pickle's SHA-256, as PyTorch 1.13 wrote them), the golden
+data/golden/default/ch06_finetune_e12_h2_l2_records.txt of the flags above. --notebook OUT
 also writes the book's notebook with each cell's output replaced by what it printed here (the
 version cell's kept, the cells not run cleared: executed_notebook.py), llmfs-nbcheck's test
 notebook; there the timing line stays, as Jupyter shows it. The 124M model without size flags:
@@ -46,7 +52,7 @@ import notebook_cells  # noqa: E402
 
 NOTEBOOK = os.path.join("ch06", "01_main-chapter-code", "ch06.ipynb")
 USAGE = ("ch06_finetune_reference.py BOOK DATA [--emb-dim N] [--n-heads N] [--n-layers N] [--until 6.6] "
-         "[--notebook OUT.ipynb]")
+         "[--notebook OUT.ipynb] [--records OUT.txt]")
 
 
 def main():
@@ -84,7 +90,14 @@ def main():
             printed, out = notebook_cells.run_cells(
                 sources, ns, "ch06", transform=transform, after=after,
                 stop=lambda source: until_6_6 and "def train_classifier_simple(" in source,  # section 6.7 starts there
-                printed_from=lambda source: "CHOOSE_MODEL = " in source)
+                printed_from=lambda source: "CHOOSE_MODEL = " in source,
+                shown=lambda source: source.rstrip().endswith("model.load_state_dict(model_state_dict)"))
+            if options["--records"] and not until_6_6:
+                import torch
+                records = notebook_cells.pth_records("review_classifier.pth", [
+                    f"ch06_finetune_reference.py: the records of PyTorch {torch.__version__}'s review_classifier.pth "
+                    f"(BASE_CONFIG changed by {changes})"])
+                pathlib.Path(cwd, options["--records"]).write_text(records, encoding="utf-8")
         finally:
             os.chdir(cwd)
     sys.stdout.write(out)

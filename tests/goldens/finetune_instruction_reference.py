@@ -25,7 +25,6 @@ instruction-data.json, so it downloads nothing. Around it:
   and so is "Training completed in X minutes." (llmfs prints its own time on stderr).
 """
 import contextlib
-import hashlib
 import importlib.metadata
 import io
 import os
@@ -35,7 +34,6 @@ import shutil
 import sys
 import tempfile
 import types
-import zipfile
 
 sys.dont_write_bytecode = True
 HERE = pathlib.Path(__file__).resolve().parent
@@ -43,6 +41,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
 import book_checkout  # noqa: E402
+import notebook_cells  # noqa: E402
 
 SCRIPT_IN_BOOK = "ch07/01_main-chapter-code/gpt_instruction_finetuning.py"
 BOOK, _ = book_checkout.argument("finetune_instruction_reference.py BOOK", SCRIPT_IN_BOOK)
@@ -81,20 +80,8 @@ with tempfile.TemporaryDirectory() as tmp:
             script.main(test_mode=True)
         shutil.copyfile("instruction-data-with-response-standalone.json", OUT / "instruction-data-with-response-standalone.json")
         pth = "Smalltestmodel-sft-standalone.pth"
-        keys = list(torch.load(pth, map_location="cpu", weights_only=True).keys())
-        records = [f"# finetune_instruction_reference.py: the records of PyTorch {torch.__version__}'s {pth}",
-                   "# FILE RECORD SHA256 WHAT"]
-        with zipfile.ZipFile(pth) as z:
-            for info in z.infolist():
-                record = info.filename.partition("/")[2]
-                if record == "data.pkl":
-                    what = "the pickle"
-                elif record.startswith("data/"):
-                    what = keys[int(record[5:])]
-                else:
-                    continue
-                records.append(f"{pth} {record} {hashlib.sha256(z.read(info)).hexdigest()} {what}")
-        (OUT / "Smalltestmodel-sft-standalone_records.txt").write_text("\n".join(records) + "\n", encoding="utf-8")
+        records = notebook_cells.pth_records(pth, [f"finetune_instruction_reference.py: the records of PyTorch {torch.__version__}'s {pth}"])
+        (OUT / "Smalltestmodel-sft-standalone_records.txt").write_text(records, encoding="utf-8")
     finally:
         os.chdir(cwd)
 lines = [line for line in buffer.getvalue().split("\n")

@@ -10,7 +10,10 @@ or the program never does, and their command line.
 - exercise_cells(nb, heading), run_cell(src, ns, name): an exercise-solutions notebook's cells
   under one "## Exercise" heading, each run as Jupyter runs it (ch05_ and ch07_exercises_reference.py).
 - parse(rest, usage, until): DATA and --emb-dim/--n-heads/--n-layers N (BASE_CONFIG's changes),
-  --until SECTION (one of `until`), --notebook OUT.ipynb.
+  --until SECTION (one of `until`), --notebook OUT.ipynb, --records OUT.txt.
+- pth_records(path, header): the records of a torch.save file of a state dict, one line each,
+  "FILE RECORD SHA256 WHAT" for data.pkl ("the pickle") and every tensor's data/N (WHAT: its key),
+  after `header`'s comment lines (finetune_instruction_reference.py, ch06_finetune_reference.py).
 """
 import ast
 import os
@@ -48,7 +51,7 @@ def install_stand_ins():
 
 
 def parse(rest, usage, until):
-    changes, positional, options = {}, [], {"--until": None, "--notebook": None}
+    changes, positional, options = {}, [], {"--until": None, "--notebook": None, "--records": None}
     flags = {"--emb-dim": "emb_dim", "--n-heads": "n_heads", "--n-layers": "n_layers"}
     i = 0
     while i < len(rest):
@@ -80,10 +83,12 @@ def pandas2x_value_counts():
 
 
 def run_cells(sources, ns, name, transform=lambda source: source, stop=lambda source: False,
-              after=lambda source: None, printed_from=lambda source: True):
+              after=lambda source: None, printed_from=lambda source: True, shown=lambda source: False):
     """Executes the notebook's code cells `sources` in order in the namespace `ns`, as Jupyter
     does, but the first (the package versions): each through transform(source) first, up to the
-    first for which stop(source) holds; after(source) runs after each. Returns (the stdout of each
+    first for which stop(source) holds; after(source) runs after each; a cell for which
+    shown(source) holds shows its last expression's value as Jupyter does (run_cell), the others
+    only what they print. Returns (the stdout of each
     cell by its index, what the cells from the first for which printed_from(source) holds printed,
     without the "Training completed in X minutes." lines, which the programs write to stderr)."""
     import contextlib
@@ -98,7 +103,10 @@ def run_cells(sources, ns, name, transform=lambda source: source, stop=lambda so
         printing = printing or printed_from(source)
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
-            exec(compile(source, f"<{name} cell {k}>", "exec"), ns)
+            if shown(source):
+                run_cell(source, ns, f"<{name} cell {k}>")
+            else:
+                exec(compile(source, f"<{name} cell {k}>", "exec"), ns)
         after(source)
         printed[k] = buffer.getvalue()
         if printing:
@@ -131,3 +139,22 @@ def run_cell(src, ns, name):
         value = eval(compile(ast.Expression(body=last.value), name, "eval"), ns)
         if value is not None:
             print(repr(value))
+
+
+def pth_records(path, header):
+    import hashlib
+    import zipfile
+    import torch
+    keys = list(torch.load(path, map_location="cpu", weights_only=True).keys())
+    lines = [f"# {line}" for line in header] + ["# FILE RECORD SHA256 WHAT"]
+    with zipfile.ZipFile(path) as z:
+        for info in z.infolist():
+            record = info.filename.partition("/")[2]
+            if record == "data.pkl":
+                what = "the pickle"
+            elif record.startswith("data/"):
+                what = keys[int(record[5:])]
+            else:
+                continue
+            lines.append(f"{os.path.basename(path)} {record} {hashlib.sha256(z.read(info)).hexdigest()} {what}")
+    return "\n".join(lines) + "\n"
