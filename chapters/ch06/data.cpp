@@ -2,7 +2,8 @@
 // the notebook downloads (--data: sms_spam_collection.zip or its SMSSpamCollection TSV; nothing is
 // downloaded), its label counts, the balanced data set, the 70/10/20 split, SpamDataset and the
 // three loaders (common/train/classification_data.hpp). The CSVs the notebook writes stay in memory
-// unless --out-dir names a folder for them. The DataFrame displays are not reproduced.
+// unless --out-dir names a folder for them. The DataFrame displays (`df`, `balanced_df`) are
+// pandas' repr (text/pandas_repr.hpp).
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -30,11 +31,13 @@ int main(int argc, char** argv) {
         [&](Notebook& nb, Generator& gen) {
             nb.section("6.2 Preparing the dataset");
             nb.note("The notebook downloads sms_spam_collection.zip; here it is read from --data " + data +
-                    " (the notebook's 'already exists. Skipping download' line and its DataFrame displays are not reproduced).");
+                    " (the notebook's 'already exists. Skipping download' line is not reproduced).");
             const std::vector<SmsMessage> df = parse_sms_tsv(read_sms_spam_collection(data));
             nb.code("import pandas as pd\n"
                     "\n"
-                    "df = pd.read_csv(data_file_path, sep=\"\\t\", header=None, names=[\"Label\", \"Text\"])");
+                    "df = pd.read_csv(data_file_path, sep=\"\\t\", header=None, names=[\"Label\", \"Text\"])\n"
+                    "df");
+            nb.print(sms_frame_repr(df));
             nb.code("print(df[\"Label\"].value_counts())");
             nb.print(value_counts_text(df));
             nb.code("def create_balanced_dataset(df):\n"
@@ -52,6 +55,9 @@ int main(int argc, char** argv) {
             const std::vector<SmsMessage> balanced_text = create_balanced_dataset(df);
             nb.print(value_counts_text(balanced_text));
             nb.code("balanced_df[\"Label\"] = balanced_df[\"Label\"].map({\"ham\": 0, \"spam\": 1})");
+            const std::vector<LabeledMessage> balanced_df = map_labels(balanced_text);
+            nb.code("balanced_df");
+            nb.print(labeled_frame_repr(balanced_rows(df), balanced_df));
             nb.code("def random_split(df, train_frac, validation_frac):\n"
                     "    df = df.sample(frac=1, random_state=123).reset_index(drop=True)\n"
                     "\n"

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "llmfs/text/pandas_repr.hpp"
 #include "llmfs/text/validate.hpp"
 #include "llmfs/text/zip_archive.hpp"
 #include "llmfs/train/data.hpp"
@@ -201,20 +202,47 @@ std::vector<std::size_t> numpy_permutation(std::size_t n, std::uint32_t seed) {
     return arr;
 }
 
-std::vector<SmsMessage> create_balanced_dataset(const std::vector<SmsMessage>& df) {
-    std::vector<const SmsMessage*> ham, spam;
-    for (const SmsMessage& m : df) {
-        if (m.label == "spam") spam.push_back(&m);
-        if (m.label == "ham") ham.push_back(&m);
+std::vector<std::int64_t> balanced_rows(const std::vector<SmsMessage>& df) {
+    std::vector<std::int64_t> ham, spam;
+    for (std::size_t i = 0; i < df.size(); ++i) {
+        if (df[i].label == "spam") spam.push_back(static_cast<std::int64_t>(i));
+        if (df[i].label == "ham") ham.push_back(static_cast<std::int64_t>(i));
     }
     if (spam.size() > ham.size())
         throw std::runtime_error("Cannot take a larger sample than population when 'replace=False': " +
                                  std::to_string(spam.size()) + " spam messages, " + std::to_string(ham.size()) + " ham");
     std::vector<std::size_t> drawn = numpy_permutation(ham.size(), 123);  // .sample(num_spam, random_state=123)
+    std::vector<std::int64_t> rows;
+    for (std::size_t k = 0; k < spam.size(); ++k) rows.push_back(ham[drawn[k]]);
+    rows.insert(rows.end(), spam.begin(), spam.end());  // pd.concat([ham_subset, spam])
+    return rows;
+}
+
+std::vector<SmsMessage> create_balanced_dataset(const std::vector<SmsMessage>& df) {
     std::vector<SmsMessage> balanced;
-    for (std::size_t k = 0; k < spam.size(); ++k) balanced.push_back(*ham[drawn[k]]);
-    for (const SmsMessage* m : spam) balanced.push_back(*m);  // pd.concat([ham_subset, spam])
+    for (const std::int64_t row : balanced_rows(df)) balanced.push_back(df[static_cast<std::size_t>(row)]);
     return balanced;
+}
+
+std::string sms_frame_repr(const std::vector<SmsMessage>& df) {
+    std::vector<std::int64_t> index;
+    std::vector<std::optional<std::string>> labels, texts;
+    for (std::size_t i = 0; i < df.size(); ++i) {
+        index.push_back(static_cast<std::int64_t>(i));
+        labels.emplace_back(df[i].label);
+        texts.push_back(df[i].text);
+    }
+    return dataframe_repr(index, {{"Label", std::move(labels)}, {"Text", std::move(texts)}});
+}
+
+std::string labeled_frame_repr(const std::vector<std::int64_t>& index, const std::vector<LabeledMessage>& df) {
+    std::vector<std::int64_t> labels;
+    std::vector<std::optional<std::string>> texts;
+    for (const LabeledMessage& m : df) {
+        labels.push_back(m.label);
+        texts.push_back(m.text);
+    }
+    return dataframe_repr(index, {{"Label", std::move(labels)}, {"Text", std::move(texts)}});
 }
 
 std::vector<LabeledMessage> map_labels(const std::vector<SmsMessage>& df) {

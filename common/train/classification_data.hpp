@@ -69,6 +69,13 @@ std::vector<std::size_t> numpy_permutation(std::size_t n, std::uint32_t seed);
 // the order drawn, then every spam row in file order. std::runtime_error when there are fewer ham
 // than spam rows (pandas' "Cannot take a larger sample than population").
 std::vector<SmsMessage> create_balanced_dataset(const std::vector<SmsMessage>& df);
+// The rows of df that create_balanced_dataset takes, in its order: balanced_df's index.
+std::vector<std::int64_t> balanced_rows(const std::vector<SmsMessage>& df);
+
+// The notebook's displays of the frames (text/pandas_repr): `df` (index 0..n-1, Label and Text as
+// read) and `balanced_df` after its labels were mapped (the index of its rows in df, Label int64).
+std::string sms_frame_repr(const std::vector<SmsMessage>& df);
+std::string labeled_frame_repr(const std::vector<std::int64_t>& index, const std::vector<LabeledMessage>& df);
 
 // df["Label"].map({"ham": 0, "spam": 1}) on a balanced data set (only those two labels).
 std::vector<LabeledMessage> map_labels(const std::vector<SmsMessage>& df);

@@ -14,7 +14,7 @@ prints what the cells from 6.4 on print: the golden of `ch06_finetune --data DAT
 copied here (they are read from the .ipynb):
 - the first cell (package versions) is left out; the download cell is replaced by
   `data_file_path = Path(DATA)` (the program never downloads); a cell's DataFrame display (its last
-  line `df` or `balanced_df`) is left out;
+  line `df` or `balanced_df`) shows the frame as Jupyter does, with Jupyter's display options;
 - OpenAI's weights are not loaded (notebook_cells.py's stand-ins: gpt_download, and
   previous_chapters.load_weights_into_gpt does nothing); BASE_CONFIG is updated by the flags right
   after its cell, so GPTModel(BASE_CONFIG) is the random model drawn at that point of the notebook
@@ -60,6 +60,7 @@ def main():
     data, changes, options = notebook_cells.parse(rest, USAGE, until=("6.6",))
     plt = notebook_cells.install_stand_ins()
     notebook_cells.pandas2x_value_counts()  # the notebook ran pandas 2.3 (ch06_reference.py)
+    notebook_cells.jupyter_display_options()
     import torch2x_adamw
     torch2x_adamw.install()
     sys.path.insert(0, str(pathlib.Path(book, NOTEBOOK).parent))
@@ -74,9 +75,6 @@ def main():
     def transform(source):
         if "download_and_unzip_spam_data(url" in source:
             return "from pathlib import Path\ndata_file_path = Path(%r)" % data
-        lines = source.strip().splitlines()
-        if lines and lines[-1].strip() in ("df", "balanced_df"):  # a DataFrame display
-            return "\n".join(lines[:-1])
         return source
 
     def after(source):
@@ -91,7 +89,8 @@ def main():
                 sources, ns, "ch06", transform=transform, after=after,
                 stop=lambda source: until_6_6 and "def train_classifier_simple(" in source,  # section 6.7 starts there
                 printed_from=lambda source: "CHOOSE_MODEL = " in source,
-                shown=lambda source: source.rstrip().endswith("model.load_state_dict(model_state_dict)"))
+                shown=lambda source: source.strip().splitlines()[-1].strip() in ("df", "balanced_df")
+                or source.rstrip().endswith("model.load_state_dict(model_state_dict)"))
             if options["--records"] and not until_6_6:
                 import torch
                 records = notebook_cells.pth_records("review_classifier.pth", [

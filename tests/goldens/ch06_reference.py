@@ -2,7 +2,8 @@
 sections 6.2 and 6.3, executed cell by cell by pandas 1.5.3 and PyTorch 1.13 on a collection given
 as DATA (data/tests/ch06/sms_clean.tsv for the golden) instead of the downloaded one: what each
 cell prints. The download cell is replaced by the path (it would print "already exists"), the
-DataFrame displays (a cell's last line `df` or `balanced_df`) are left out, and the CSVs are
+DataFrame displays (a cell's last line `df` or `balanced_df`) show the frame as Jupyter does, with
+Jupyter's display options (notebook_cells.run_cell, jupyter_display_options), and the CSVs are
 written into a temporary folder.
 
 pandas 2.x's value_counts() (the notebook ran 2.3) names its result "count" and its index after the
@@ -34,6 +35,7 @@ def main():
     import tiktoken_stub
     tiktoken_stub.install()
     notebook_cells.pandas2x_value_counts()
+    notebook_cells.jupyter_display_options()
     nb = json.loads(pathlib.Path(BOOK, NOTEBOOK).read_text(encoding="utf-8"))
     cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     start = next(i for i, c in enumerate(cells) if "download_and_unzip_spam_data(url" in c)
@@ -45,10 +47,10 @@ def main():
         try:
             exec("from pathlib import Path\ndata_file_path = Path(%r)" % DATA, ns)
             for cell in cells[start + 1:end + 1]:
-                lines = cell.strip().splitlines()
-                if lines[-1].strip() in ("df", "balanced_df"):  # a DataFrame display: not reproduced
-                    cell = "\n".join(lines[:-1])
-                exec(compile(cell, NOTEBOOK, "exec"), ns)
+                if cell.strip().splitlines()[-1].strip() in ("df", "balanced_df"):  # a DataFrame display
+                    notebook_cells.run_cell(cell, ns, NOTEBOOK)
+                else:
+                    exec(compile(cell, NOTEBOOK, "exec"), ns)
         finally:
             os.chdir(cwd)
 

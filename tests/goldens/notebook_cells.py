@@ -7,6 +7,9 @@ or the program never does, and their command line.
   download_and_load_gpt2 returns (None, None) (OpenAI's weights are not loaded: the model is the
   random one GPTModel draws); torch.cuda is unavailable. Returns matplotlib.pyplot's stand-in.
 - pandas2x_value_counts(): pandas 1.5.3's value_counts() named as 2.x names it (ch06_reference.py).
+- jupyter_display_options(): pandas' display options as a notebook has them (display.max_columns
+  20, not the 0 a script in a terminal gets, which sizes the repr to the terminal instead of
+  display.max_rows; display.width 80): repr(df) is then what Jupyter shows.
 - exercise_cells(nb, heading), run_cell(src, ns, name): an exercise-solutions notebook's cells
   under one "## Exercise" heading, each run as Jupyter runs it (ch05_ and ch07_exercises_reference.py).
 - parse(rest, usage, until): DATA and --emb-dim/--n-heads/--n-layers N (BASE_CONFIG's changes),
@@ -67,6 +70,12 @@ def parse(rest, usage, until):
     if len(positional) != 1 or options["--until"] not in (None,) + tuple(until):
         sys.exit(f"usage: {usage}")
     return os.path.abspath(positional[0]), changes, options
+
+
+def jupyter_display_options():
+    import pandas as pd
+    pd.set_option("display.max_columns", 20)
+    pd.set_option("display.width", 80)
 
 
 def pandas2x_value_counts():
