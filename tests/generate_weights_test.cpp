@@ -156,7 +156,8 @@ TEST_CASE("llmfs-nbcheck: 5.5's cells as PyTorch ran them over the tiny folder m
     CHECK_THAT(given.out, Catch::Contains("5.5  match  ch05_openai_weights") &&
                               Catch::EndsWith("4/4 covered output cells match, 0 close, 0 differ (0 not covered)\n"));
     // Without --weights: gpt2/124M beside the notebook, where its download cell leaves it. Here that
-    // folder holds the tiny model, which a folder named 124M must not: the program's message.
+    // folder holds the tiny model, which a folder named 124M must not: the program's message, said
+    // before any of the chapter's programs runs (its hparams.json read at once).
     fs::copy_file(notebook, scratch.path / "ch05.ipynb");
     fs::create_directories(scratch.path / "gpt2");
     fs::rename(folder, scratch.path / "gpt2" / "124M");

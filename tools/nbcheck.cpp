@@ -41,6 +41,7 @@
 #include "llmfs/app/cli.hpp"
 #include "llmfs/app/nbcheck.hpp"
 #include "llmfs/app/process.hpp"
+#include "llmfs/nn/tf_checkpoint.hpp"
 #include "llmfs/text/data_dir.hpp"
 
 namespace {
@@ -326,6 +327,17 @@ int run(const Options& opt, const std::filesystem::path& bin) {
         for (const std::string& program : own.programs)
             if (!exercise_notebook && needs_data(program))
                 throw std::invalid_argument(notebook_path + " is " + own.name + "'s notebook, but " + data_message(program));
+        // nor can its program that reads a gpt2/124M folder of another size or with a broken
+        // hparams.json: said now, not after the chapter's other programs (ch05_pretraining's 124M)
+        if (!folder.empty())
+            for (const std::string& program : own.programs)
+                if (listed(LLMFS_NBCHECK_FOLDER, program)) {
+                    try {
+                        llmfs::read_gpt2_hparams(folder);
+                    } catch (const std::runtime_error& e) {
+                        throw std::runtime_error(program + " reads OpenAI's weights from " + folder + ": " + e.what());
+                    }
+                }
         std::vector<Group> first{own};
         // an exercise notebook: the chapter's programs, then its exercises' (their cells reuse the chapter's)
         const auto exercises = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.name == own.name + " exercises"; });

@@ -403,7 +403,7 @@ std::vector<std::string> tf_name_parts(std::string_view name) {
 
 SafeTensors gpt2_tf_checkpoint(const std::filesystem::path& folder) { return read_gpt2_tf_folder(folder).weights; }
 
-Gpt2TfFolder read_gpt2_tf_folder(const std::filesystem::path& folder) {
+Gpt2Hparams read_gpt2_hparams(const std::filesystem::path& folder) {
     const std::string hparams_file = (folder / "hparams.json").string();
     if (!std::filesystem::exists(folder / "hparams.json"))
         fail(folder.string(), "no hparams.json in the folder", "is it the folder gpt_download.py writes (gpt2/124M)?");
@@ -427,7 +427,14 @@ Gpt2TfFolder read_gpt2_tf_folder(const std::filesystem::path& folder) {
         fail(hparams_file, fmt::format("the folder is named {} (n_embd {}, n_layer {}) but holds n_embd {}, n_layer {}", size_name, size->emb_dim,
                                        size->n_layers, n_embd, n_layer),
              "a checkpoint folder of another size: download the size you name (gpt_download.py's model_size)");
+    return {std::move(hparams_text), n_vocab, n_ctx, n_embd, n_head, n_layer};
+}
 
+Gpt2TfFolder read_gpt2_tf_folder(const std::filesystem::path& folder) {
+    const std::string hparams_file = (folder / "hparams.json").string();
+    Gpt2Hparams hp = read_gpt2_hparams(folder);
+    const std::uint64_t n_vocab = hp.n_vocab, n_ctx = hp.n_ctx, n_embd = hp.n_embd, n_head = hp.n_head, n_layer = hp.n_layer;
+    std::string hparams_text = std::move(hp.text);
     const std::filesystem::path prefix = gpt2_checkpoint_prefix(folder);
     TfCheckpoint ck = TfCheckpoint::open(prefix);
     const std::string ck_name = ck.name();

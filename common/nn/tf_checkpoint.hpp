@@ -90,6 +90,15 @@ std::vector<std::string> tf_name_parts(std::string_view name);
 // 124M / 355M / 774M / 1558M must hold that size. One copy of the weights is made.
 SafeTensors gpt2_tf_checkpoint(const std::filesystem::path& folder);
 
+// The folder's hparams.json, read and checked as gpt2_tf_checkpoint checks it before the
+// checkpoint: n_vocab, n_ctx, n_embd, n_head and n_layer positive integers, and a folder named
+// 124M / 355M / 774M / 1558M holding that size. std::runtime_error naming the file otherwise.
+struct Gpt2Hparams {
+    std::string text;  // the file as written
+    std::uint64_t n_vocab = 0, n_ctx = 0, n_embd = 0, n_head = 0, n_layer = 0;
+};
+Gpt2Hparams read_gpt2_hparams(const std::filesystem::path& folder);
+
 // gpt2_tf_checkpoint's folder, each file read once, with what it was made from: hparams.json's
 // text (ch05's 5.5 prints it as the notebook's settings dict) and the checkpoint itself (its
 // names and raw tensors: the notebook's params).
