@@ -5,15 +5,13 @@
 // here (nothing is downloaded); train.csv, validation.csv and test.csv are written into --out-dir as
 // the script writes them, and so are its two plots, loss-plot.pdf and accuracy-plot.pdf
 // (docs/finetuning.md).
-#include <filesystem>
 #include <iostream>
 #include <string>
-#include <tuple>
 
 #include <CLI/CLI.hpp>
 
+#include "llmfs/app/classifier_program.hpp"
 #include "llmfs/app/cli.hpp"
-#include "llmfs/app/plot.hpp"
 #include "llmfs/train/class_finetune.hpp"
 
 using namespace llmfs;
@@ -56,14 +54,8 @@ int main(int argc, char** argv) {
         const ClassifierHistory h = run_class_finetune(
             o, [](const std::string& line) { std::cout << line << std::endl; },
             [](const std::string& line) { std::cerr << line << std::endl; });
-        // plot_values(epochs_tensor, examples_seen_tensor, train_losses, val_losses), then the accuracies'
-        const std::size_t num_epochs = 5;
-        for (const auto& [label, train, val] : {std::tuple{"loss", &h.train_losses, &h.val_losses},
-                                                std::tuple{"accuracy", &h.train_accs, &h.val_accs}}) {
-            const std::filesystem::path figure = std::filesystem::path(o.out_dir) / (std::string(label) + "-plot.pdf");
-            plot_values(figure, num_epochs, h.examples_seen, *train, *val, label);
-            std::cerr << label << " plot written to " << figure.string() << std::endl;
-        }
+        draw_plot_values(h, "loss", o.out_dir);  // the script's loss plot, then its accuracy plot
+        draw_plot_values(h, "accuracy", o.out_dir);
         return 0;
     });
 }

@@ -152,9 +152,10 @@ ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const Classifi
     return history;
 }
 
-void draw_plot_values(const ClassifierHistory& history, const std::string& label) {
+void draw_plot_values(const ClassifierHistory& history, const std::string& label, const std::optional<std::filesystem::path>& folder) {
     const bool loss = label == "loss";
-    const std::filesystem::path figure = default_output_path(label + "-plot.pdf");
+    const std::string name = label + "-plot.pdf";
+    const std::filesystem::path figure = folder ? *folder / name : default_output_path(name);
     plot_values(figure, 5, history.examples_seen, loss ? history.train_losses : history.train_accs,
                 loss ? history.val_losses : history.val_accs, label);
     std::cerr << label << " plot written to " << figure.string() << std::endl;

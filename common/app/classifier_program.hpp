@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,11 +59,13 @@ void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamD
 ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOptions& options, GPTModel& model, const SpamData& data,
                        double lr, bool lora);
 
-// The notebooks' plot_values(epochs_tensor, examples_seen_tensor, train_values, val_values, label)
-// after run_training_cell's 5 epochs (label "loss": the losses; "accuracy": the accuracies): the
-// figure its plt.savefig(f"{label}-plot.pdf") writes, in the current folder (default_output_path),
-// the path said on stderr.
-void draw_plot_values(const ClassifierHistory& history, const std::string& label);
+// The book's plot_values(epochs_tensor, examples_seen_tensor, train_values, val_values, label)
+// after 5 epochs of train_classifier_simple (label "loss": the losses; "accuracy": the
+// accuracies): the figure its plt.savefig(f"{label}-plot.pdf") writes, into `folder` if given (the
+// classifier tool's --out-dir), else the current folder (default_output_path: the notebooks'
+// programs); the path said on stderr.
+void draw_plot_values(const ClassifierHistory& history, const std::string& label,
+                      const std::optional<std::filesystem::path>& folder = std::nullopt);
 
 // ---- chapter 6's exercises: their answers are runs of the bonus additional_experiments.py ----------
 

@@ -433,8 +433,6 @@ Gpt2Hparams read_gpt2_hparams(const std::filesystem::path& folder) {
 Gpt2TfFolder read_gpt2_tf_folder(const std::filesystem::path& folder) {
     const std::string hparams_file = (folder / "hparams.json").string();
     Gpt2Hparams hp = read_gpt2_hparams(folder);
-    const std::uint64_t n_vocab = hp.n_vocab, n_ctx = hp.n_ctx, n_embd = hp.n_embd, n_head = hp.n_head, n_layer = hp.n_layer;
-    std::string hparams_text = std::move(hp.text);
     const std::filesystem::path prefix = gpt2_checkpoint_prefix(folder);
     TfCheckpoint ck = TfCheckpoint::open(prefix);
     const std::string ck_name = ck.name();
@@ -463,14 +461,14 @@ Gpt2TfFolder read_gpt2_tf_folder(const std::filesystem::path& folder) {
     };
     const auto wte = shape_of("wte"), wpe = shape_of("wpe");
     if (wte.size() != 2 || wpe.size() != 2) fail(ck_name, "model/wte and model/wpe must be matrices", kHint);
-    expect("model/wte's rows", wte[0], n_vocab, "n_vocab");
-    expect("model/wte's columns", wte[1], n_embd, "n_embd");
-    expect("model/wpe's rows", wpe[0], n_ctx, "n_ctx");
-    expect("the number of blocks model/hN", blocks.size(), n_layer, "n_layer");
+    expect("model/wte's rows", wte[0], hp.n_vocab, "n_vocab");
+    expect("model/wte's columns", wte[1], hp.n_embd, "n_embd");
+    expect("model/wpe's rows", wpe[0], hp.n_ctx, "n_ctx");
+    expect("the number of blocks model/hN", blocks.size(), hp.n_layer, "n_layer");
 
     // The SafeTensors bytes: header {"__metadata__": {...}, NAME: {dtype, shape, data_offsets}}, the data.
     json header = json::object();
-    header["__metadata__"] = {{"format", "tf"}, {"n_head", std::to_string(n_head)}, {"source", ck_name}};
+    header["__metadata__"] = {{"format", "tf"}, {"n_head", std::to_string(hp.n_head)}, {"source", ck_name}};
     std::uint64_t at = 0;
     for (const auto& [name, t] : named) {
         std::vector<std::uint64_t> squeezed;  // np.squeeze
@@ -490,7 +488,7 @@ Gpt2TfFolder read_gpt2_tf_folder(const std::filesystem::path& folder) {
         out += t->size;
     }
     SafeTensors weights = SafeTensors::from_bytes(std::move(bytes), ck_name);
-    return {std::move(hparams_text), std::move(ck), std::move(weights)};
+    return {std::move(hp.text), std::move(ck), std::move(weights)};
 }
 
 SafeTensors open_gpt2_weights(const std::filesystem::path& path) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "llmfs/text/python_text.hpp"
+
 namespace llmfs {
 
 namespace {
@@ -13,32 +15,13 @@ constexpr std::size_t kMaxRows = 60;     // display.max_rows
 constexpr std::size_t kMinRows = 10;     // display.min_rows: 5 at the top, 5 at the bottom
 constexpr std::size_t kMaxColwidth = 50;  // display.max_colwidth
 
-// len(s): code points of UTF-8 text
-std::size_t code_points(const std::string& s) {
-    std::size_t n = 0;
-    for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    return n;
-}
-
-// s[:n] in code points
-std::string first_code_points(const std::string& s, std::size_t n) {
-    std::size_t seen = 0;
-    for (std::size_t byte = 0; byte < s.size(); ++byte) {
-        if ((static_cast<unsigned char>(s[byte]) & 0xC0) != 0x80) {
-            if (seen == n) return s.substr(0, byte);
-            ++seen;
-        }
-    }
-    return s;
-}
-
 std::string rjust(const std::string& s, std::size_t width) {
-    const std::size_t n = code_points(s);
+    const std::size_t n = count_characters(s);
     return n >= width ? s : std::string(width - n, ' ') + s;
 }
 
 std::string ljust(const std::string& s, std::size_t width) {
-    const std::size_t n = code_points(s);
+    const std::size_t n = count_characters(s);
     return n >= width ? s : s + std::string(width - n, ' ');
 }
 
@@ -59,10 +42,10 @@ std::string escaped(const std::string& s) {
 std::vector<std::string> make_fixed_width(std::vector<std::string> strings, bool right, std::size_t minimum = 0) {
     if (strings.empty()) return strings;
     std::size_t max_len = minimum;
-    for (const auto& s : strings) max_len = std::max(max_len, code_points(s));
+    for (const auto& s : strings) max_len = std::max(max_len, count_characters(s));
     max_len = std::min(max_len, kMaxColwidth);
     for (auto& s : strings) {
-        if (code_points(s) > max_len) s = first_code_points(s, max_len - 3) + "...";
+        if (count_characters(s) > max_len) s = s.substr(0, byte_offset(s, max_len - 3)) + "...";
         s = right ? rjust(s, max_len) : ljust(s, max_len);
     }
     return strings;
@@ -105,15 +88,15 @@ std::string dataframe_repr(const std::vector<std::int64_t>& index, const std::ve
         }
         values = make_fixed_width(values, true);  // format_array
         const std::string header = numeric ? " " + c.name : c.name;
-        values = make_fixed_width(values, true, code_points(header));  // _to_str_columns, the header's width the minimum
-        std::size_t width = code_points(header);
-        for (const auto& v : values) width = std::max(width, code_points(v));
+        values = make_fixed_width(values, true, count_characters(header));  // _to_str_columns, the header's width the minimum
+        std::size_t width = count_characters(header);
+        for (const auto& v : values) width = std::max(width, count_characters(v));
         values.insert(values.begin(), rjust(header, width));
         strcols.push_back(std::move(values));
     }
     if (truncated) {  // _insert_dot_separator_vertical
         for (std::size_t k = 0; k < strcols.size(); ++k) {
-            const std::size_t width = code_points(strcols[k][dots_at]);
+            const std::size_t width = count_characters(strcols[k][dots_at]);
             const std::string dots = width > 3 ? "..." : "..";
             strcols[k].insert(strcols[k].begin() + 1 + static_cast<std::ptrdiff_t>(dots_at), k == 0 ? ljust(dots, width) : rjust(dots, width));
         }
@@ -124,7 +107,7 @@ std::string dataframe_repr(const std::vector<std::int64_t>& index, const std::ve
     std::vector<std::size_t> widths;
     for (const auto& col : strcols) {
         std::size_t w = 0;
-        for (const auto& s : col) w = std::max(w, code_points(s));
+        for (const auto& s : col) w = std::max(w, count_characters(s));
         widths.push_back(w + 1);
     }
     for (std::size_t line = 0; line < lines; ++line) {

@@ -12,12 +12,19 @@
 // (PCRE2's own \s lacks U+001C..U+001F). A pattern PCRE2 cannot compile is a std::invalid_argument.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace llmfs {
+
+// Number of code points of UTF-8 `text` (Python's len of the decoded str); text must be valid.
+std::size_t count_characters(std::string_view text);
+// The byte at which code point `character` of UTF-8 `text` starts (text.size() past the end), so
+// that text[a:b] in Python is text.substr(byte_offset(text, a), byte_offset(text, b) - ...).
+std::size_t byte_offset(std::string_view text, std::size_t character);
 
 // str.isspace() of one code point.
 bool python_isspace(char32_t c);

@@ -21,19 +21,6 @@ void check_utf8(std::string_view text) {
 
 }  // namespace
 
-std::size_t count_characters(std::string_view text) {
-    std::size_t count = 0;
-    for (const char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // lead bytes
-    return count;
-}
-
-std::size_t byte_offset(std::string_view text, std::size_t character) {
-    std::size_t seen = 0;
-    for (std::size_t byte = 0; byte < text.size(); ++byte)
-        if ((static_cast<unsigned char>(text[byte]) & 0xC0) != 0x80 && seen++ == character) return byte;
-    return text.size();
-}
-
 TextSplit split_text(std::string_view text, double train_ratio) {
     check_utf8(text);
     TextSplit split;

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llmfs/text/python_text.hpp"  // count_characters, byte_offset: len(text), text[:n]
 #include "llmfs/text/tokenizer.hpp"
 #include "llmfs/torch/rng.hpp"
 
@@ -39,12 +40,6 @@ struct TextSplit {
     std::size_t characters = 0, split_index = 0;  // len(text_data), split_idx
 };
 TextSplit split_text(std::string_view text, double train_ratio);
-
-// Number of code points of UTF-8 `text` (Python's len of the decoded str); text must be valid.
-std::size_t count_characters(std::string_view text);
-// The byte at which code point `character` of UTF-8 `text` starts (text.size() past the end), so
-// that text[a:b] in Python is text.substr(byte_offset(text, a), byte_offset(text, b) - ...).
-std::size_t byte_offset(std::string_view text, std::size_t character);
 
 // GPTDatasetV1: overlapping windows of max_length token ids, stride apart, each with its target
 // window one token on. No window (too few tokens) leaves it empty.
