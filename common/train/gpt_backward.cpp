@@ -122,49 +122,11 @@ void layer_norm_pooled(const LayerNorm& norm, float* x, std::size_t N, std::size
 }
 
 void gpt_forward_fast(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& s) {
-    const std::size_t B = in_idx.shape()[0], T = in_idx.shape()[1], C = model.cfg.emb_dim, N = B * T;
-    s.B = B, s.T = T;
-    s.ids.assign(in_idx.begin(), in_idx.end());
-    std::vector<float> x(N * C), branch(N * C);  // [N, C]: the residual stream, a branch's output
-    const float* tok = model.tok_emb.weight.data.data();
-    const float* pos = model.pos_emb.weight.data.data();
-    for (std::size_t i = 0; i < N; ++i) {  // tok_embeds + pos_embeds
-        if (s.ids[i] < 0 || static_cast<std::size_t>(s.ids[i]) >= model.cfg.vocab_size)
-            throw std::invalid_argument("gpt_forward: token id " + std::to_string(s.ids[i]) + " is out of range for " +
-                                        std::to_string(model.cfg.vocab_size) + " embeddings");
-        const float* t = tok + static_cast<std::size_t>(s.ids[i]) * C;
-        const float* p = pos + (i % T) * C;
-        for (std::size_t c = 0; c < C; ++c) x[i * C + c] = t[c] + p[c];
-    }
-    dropout_in_place(model.drop_emb, x.data(), N * C, s.noise_emb);  // drop_emb
+    std::vector<float> x, branch;  // [N, C]: the residual stream, a branch's output
+    embeddings_forward_fast(model, in_idx, s, x);
     s.blocks.resize(model.trf_blocks.size());
-    for (std::size_t l = 0; l < model.trf_blocks.size(); ++l) {
-        const TransformerBlock& block = model.trf_blocks[l];
-        BlockSaved& bs = s.blocks[l];
-        const std::size_t H = block.ff.fc1.out_features();
-        bs.x_in.assign(x.begin(), x.end());
-        std::vector<float>& normed1 = bs.normed2;  // norm1's output, kept by the attention (att.x); normed2's buffer lent meanwhile
-        normed1.assign(x.begin(), x.end());
-        layer_norm_pooled(block.norm1, normed1.data(), N, C);
-        attention_forward_fast(block.att, normed1.data(), B, T, bs.att, branch.data());
-        dropout_in_place(block.drop_shortcut, branch.data(), N * C, bs.noise_att);
-        bs.x_mid.resize(N * C);
-        add_into(x.data(), branch.data(), bs.x_mid.data(), N * C);  // x + shortcut
-        bs.normed2.assign(bs.x_mid.begin(), bs.x_mid.end());
-        layer_norm_pooled(block.norm2, bs.normed2.data(), N, C);
-        bs.u.resize(N * H);
-        linear_forward(block.ff.fc1, bs.normed2.data(), N, bs.u.data());
-        bs.h.assign(bs.u.begin(), bs.u.end());
-        for_ranges(N * H, kElements, [&](std::size_t first, std::size_t last) { gelu_inplace(bs.h.data() + first, last - first); });
-        linear_forward(block.ff.fc2, bs.h.data(), N, branch.data());
-        dropout_in_place(block.drop_shortcut, branch.data(), N * C, bs.noise_ff);
-        add_into(bs.x_mid.data(), branch.data(), x.data(), N * C);
-    }
-    s.x_final.assign(x.begin(), x.end());
-    s.normed.assign(x.begin(), x.end());
-    layer_norm_pooled(model.final_norm, s.normed.data(), N, C);
-    s.logits.resize(N * model.cfg.vocab_size);
-    linear_forward(model.out_head, s.normed.data(), N, s.logits.data());  // [B, T, V]
+    for (std::size_t l = 0; l < model.trf_blocks.size(); ++l) block_forward_fast(model.trf_blocks[l], s.B, s.T, x, s.blocks[l], branch);
+    head_forward_fast(model, x, s);
 }
 
 float gpt_loss_backward_fast(const GPTModel& model, const GPTSaved& s, const std::int64_t* targets, GPTGrads& g) {
@@ -189,6 +151,56 @@ float gpt_loss_backward_fast(const GPTModel& model, const GPTSaved& s, const std
 }
 
 }  // namespace
+
+void embeddings_forward_fast(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& s, std::vector<float>& x) {
+    const std::size_t B = in_idx.shape()[0], T = in_idx.shape()[1], C = model.cfg.emb_dim, N = B * T;
+    s.B = B, s.T = T;
+    s.ids.assign(in_idx.begin(), in_idx.end());
+    x.resize(N * C);
+    const float* tok = model.tok_emb.weight.data.data();
+    const float* pos = model.pos_emb.weight.data.data();
+    for (std::size_t i = 0; i < N; ++i) {  // tok_embeds + pos_embeds
+        if (s.ids[i] < 0 || static_cast<std::size_t>(s.ids[i]) >= model.cfg.vocab_size)
+            throw std::invalid_argument("gpt_forward: token id " + std::to_string(s.ids[i]) + " is out of range for " +
+                                        std::to_string(model.cfg.vocab_size) + " embeddings");
+        const float* t = tok + static_cast<std::size_t>(s.ids[i]) * C;
+        const float* p = pos + (i % T) * C;
+        for (std::size_t c = 0; c < C; ++c) x[i * C + c] = t[c] + p[c];
+    }
+    dropout_in_place(model.drop_emb, x.data(), N * C, s.noise_emb);  // drop_emb
+}
+
+void block_forward_fast(const TransformerBlock& block, std::size_t B, std::size_t T, std::vector<float>& x, BlockSaved& bs,
+                        std::vector<float>& branch) {
+    const std::size_t C = block.norm1.scale.data.size(), N = B * T, H = block.ff.fc1.out_features();
+    branch.resize(N * C);
+    bs.x_in.assign(x.begin(), x.end());
+    std::vector<float>& normed1 = bs.normed2;  // norm1's output, kept by the attention (att.x); normed2's buffer lent meanwhile
+    normed1.assign(x.begin(), x.end());
+    layer_norm_pooled(block.norm1, normed1.data(), N, C);
+    attention_forward_fast(block.att, normed1.data(), B, T, bs.att, branch.data());
+    dropout_in_place(block.drop_shortcut, branch.data(), N * C, bs.noise_att);
+    bs.x_mid.resize(N * C);
+    add_into(x.data(), branch.data(), bs.x_mid.data(), N * C);  // x + shortcut
+    bs.normed2.assign(bs.x_mid.begin(), bs.x_mid.end());
+    layer_norm_pooled(block.norm2, bs.normed2.data(), N, C);
+    bs.u.resize(N * H);
+    linear_forward(block.ff.fc1, bs.normed2.data(), N, bs.u.data());
+    bs.h.assign(bs.u.begin(), bs.u.end());
+    for_ranges(N * H, kElements, [&](std::size_t first, std::size_t last) { gelu_inplace(bs.h.data() + first, last - first); });
+    linear_forward(block.ff.fc2, bs.h.data(), N, branch.data());
+    dropout_in_place(block.drop_shortcut, branch.data(), N * C, bs.noise_ff);
+    add_into(bs.x_mid.data(), branch.data(), x.data(), N * C);
+}
+
+void head_forward_fast(const GPTModel& model, const std::vector<float>& x, GPTSaved& s) {
+    const std::size_t N = s.B * s.T, C = model.cfg.emb_dim;
+    s.x_final.assign(x.begin(), x.end());
+    s.normed.assign(x.begin(), x.end());
+    layer_norm_pooled(model.final_norm, s.normed.data(), N, C);
+    s.logits.resize(N * model.out_head.out_features());
+    linear_forward(model.out_head, s.normed.data(), N, s.logits.data());  // [B, T, V]
+}
 
 void embeddings_backward(const GPTModel& model, const GPTSaved& s, std::vector<float>& dx, std::vector<float>& tok_emb,
                          std::vector<float>& pos_emb) {

@@ -75,6 +75,15 @@ enum class StepKernels { reference, fast };
 // model.forward(in_idx). Throws std::invalid_argument for a sequence longer than the context.
 void gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved, StepKernels kernels = StepKernels::fast);
 
+// gpt_forward's fast path in its three parts, for a caller that starts above the first block
+// (frozen_trunk.hpp): the embeddings into x [N, C] (tok_embeds + pos_embeds, drop_emb's mask into
+// saved.noise_emb; sets saved.B, T, ids), one block on x in place (its activations into `bs`;
+// branch [N, C] is scratch), and final_norm with out_head from x (saved.x_final, normed, logits).
+void embeddings_forward_fast(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved, std::vector<float>& x);
+void block_forward_fast(const TransformerBlock& block, std::size_t B, std::size_t T, std::vector<float>& x, BlockSaved& bs,
+                        std::vector<float>& branch);
+void head_forward_fast(const GPTModel& model, const std::vector<float>& x, GPTSaved& saved);
+
 // Scratch of block_backward, reused from block to block.
 struct BlockBackwardBuffers {
     std::vector<float> branch, dnorm;  // [N, C]
