@@ -327,7 +327,10 @@ void section_6_7(Notebook& nb, Generator& gen, const Options& o, GPTModel& model
             "end_time = time.time()\n"
             "execution_time_minutes = (end_time - start_time) / 60\n"
             "print(f\"Training completed in {execution_time_minutes:.2f} minutes.\")");
-    const ClassifierHistory history = run_training_cell(nb, gen, o, model, d, 5e-5, /*lora=*/false);
+    // the frozen blocks' output kept per message for the training and the accuracies after it
+    // (frozen_trunk.hpp: the same bits, under the BLAS kernels that allow it)
+    FrozenTrunk trunk = frozen_trunk(model, TrainableLayers::last_block);
+    const ClassifierHistory history = run_training_cell(nb, gen, o, model, d, 5e-5, /*lora=*/false, &trunk);
     nb.code("import matplotlib.pyplot as plt\n"
             "\n"
             "def plot_values(epochs_seen, examples_seen, train_values, val_values, label=\"loss\"):\n"
@@ -363,7 +366,7 @@ void section_6_7(Notebook& nb, Generator& gen, const Options& o, GPTModel& model
             "print(f\"Training accuracy: {train_accuracy*100:.2f}%\")\n"
             "print(f\"Validation accuracy: {val_accuracy*100:.2f}%\")\n"
             "print(f\"Test accuracy: {test_accuracy*100:.2f}%\")");
-    print_accuracies(nb, gen, model, d, std::nullopt);
+    print_accuracies(nb, gen, model, d, std::nullopt, &trunk);
 }
 
 void section_6_8(Notebook& nb, GPTModel& model, const Gpt2Tokenizer& tokenizer, const SpamData& d) {

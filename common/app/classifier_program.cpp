@@ -115,17 +115,18 @@ void print_loader_cells(Notebook& nb, Generator& gen, const SpamData& d) {
     nb.print(fmt::format("{} test batches", d.test_loader->size()));
 }
 
-void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamData& d, std::optional<std::size_t> num_batches) {
-    const double train = calc_accuracy_loader(*d.train_loader, model, gen, num_batches);
-    const double val = calc_accuracy_loader(*d.val_loader, model, gen, num_batches);
-    const double test = calc_accuracy_loader(*d.test_loader, model, gen, num_batches);
+void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamData& d, std::optional<std::size_t> num_batches,
+                      FrozenTrunk* trunk) {
+    const double train = calc_accuracy_loader(*d.train_loader, model, gen, num_batches, {}, trunk);
+    const double val = calc_accuracy_loader(*d.val_loader, model, gen, num_batches, {}, trunk);
+    const double test = calc_accuracy_loader(*d.test_loader, model, gen, num_batches, {}, trunk);
     nb.print(fmt::format("Training accuracy: {:.2f}%", train * 100));
     nb.print(fmt::format("Validation accuracy: {:.2f}%", val * 100));
     nb.print(fmt::format("Test accuracy: {:.2f}%", test * 100));
 }
 
 ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOptions& o, GPTModel& model, const SpamData& d,
-                                    double lr, bool lora) {
+                                    double lr, bool lora, FrozenTrunk* trunk) {
     nb.note(fmt::format("AdamW updates as PyTorch {} computes them (--pytorch 2|1.13). \"Training completed in X minutes.\" goes to "
                         "standard error: the minutes are this machine's.",
                         o.pytorch == "2" ? "2.x" : "1.13"));
@@ -139,16 +140,20 @@ ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const Classifi
                              lora ? "the LoRA adapters" : "the last block, final_norm and the head", d.train_loader->size())
               << std::endl;
     const auto print = [&](const std::string& line) { nb.print(line); };
+    std::optional<FrozenTrunk> own;
+    if (!lora && !trunk) trunk = &own.emplace(frozen_trunk(model, TrainableLayers::last_block));
+    if (!lora) std::cerr << trunk->describe() << std::endl;
     ClassifierHistory history;
     if (lora) {
         LoRAAdamW optimizer(model, adamw);
         history = train_classifier_simple(model, *d.train_loader, *d.val_loader, optimizer, gen, 5, 50, 5, print);
     } else {
         ClassifierAdamW optimizer(model, adamw);
-        history = train_classifier_simple(model, *d.train_loader, *d.val_loader, optimizer, gen, 5, 50, 5, print);
+        history = train_classifier_simple(model, *d.train_loader, *d.val_loader, optimizer, gen, 5, 50, 5, print, {}, trunk);
     }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     std::cerr << fmt::format("Training completed in {:.2f} minutes.", minutes) << std::endl;
+    if (!lora && trunk->batches_unkept() > 0) std::cerr << trunk->describe() << std::endl;  // the batch shapes it could not keep
     return history;
 }
 

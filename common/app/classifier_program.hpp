@@ -48,16 +48,18 @@ extern const char* const kSpamLoadersCell;
 void print_loader_cells(Notebook& nb, Generator& gen, const SpamData& data);
 
 // print(f"Training accuracy: ..."), the validation's and the test's: calc_accuracy_loader over
-// num_batches of each loader (all when unset).
-void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamData& data, std::optional<std::size_t> num_batches);
+// num_batches of each loader (all when unset), through `trunk` when given (frozen_trunk.hpp).
+void print_accuracies(Notebook& nb, Generator& gen, GPTModel& model, const SpamData& data, std::optional<std::size_t> num_batches,
+                      FrozenTrunk* trunk = nullptr);
 
 // The notebooks' training cell after its code: torch.manual_seed(123), AdamW(model.parameters(), lr,
 // weight_decay=0.1) (appendix E's over the LoRA adapters when `lora`, else chapter 6's over the
 // unfrozen parameters), train_classifier_simple for 5 epochs, eval_freq 50, eval_iter 5, its lines
 // printed; progress and "Training completed in X minutes." on stderr (the minutes are the machine's).
-// Returns its history (the plots' values).
+// Returns its history (the plots' values). Chapter 6's steps and evaluations go through `trunk`
+// (one of their own when not given: frozen_trunk.hpp).
 ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const ClassifierModelOptions& options, GPTModel& model, const SpamData& data,
-                       double lr, bool lora);
+                                    double lr, bool lora, FrozenTrunk* trunk = nullptr);
 
 // The book's plot_values(epochs_tensor, examples_seen_tensor, train_values, val_values, label)
 // after 5 epochs of train_classifier_simple (label "loss": the losses; "accuracy": the

@@ -1,5 +1,6 @@
 // The fast paths' switch a user sets in the environment, auto, on or off:
-//   LLMFS_HUGE_PAGES  prefault() asking for 2 MB pages, or not (memory.hpp: HugePages)
+//   LLMFS_HUGE_PAGES   prefault() asking for 2 MB pages, or not (memory.hpp: HugePages)
+//   LLMFS_TRUNK_CACHE  chapter 6's frozen blocks kept per message, or not (train/frozen_trunk.hpp)
 // It changes no printed number, only how fast it comes.
 #pragma once
 

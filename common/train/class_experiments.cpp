@@ -167,25 +167,29 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
                      train_loader.size(), o.num_epochs));
     // train_classifier_simple(..., eval_freq=50, eval_iter=5, trainable_token_pos, accumulation_steps)
     GradientAccumulation accumulation(o.accumulation_steps, train_loader.size());
-    const auto train_with = [&](auto& optimizer) {
-        train_classifier_simple(
-            *model, train_loader, val_loader,
-            [&](const ClassificationBatch& batch) { accumulation.step(*model, optimizer, batch, readout); }, gen,
-            o.num_epochs, 50, 5, print, readout);
-    };
+    // the frozen blocks' output kept per message, for the training and the accuracies after it
+    // (frozen_trunk.hpp; off for LoRA and --trainable_layers all, whose every block trains)
+    FrozenTrunk trunk = lora ? FrozenTrunk(*model, 0) : frozen_trunk(*model, std::get<TrainableLayers>(o.trainable_layers));
+    if (!lora) note(trunk.describe());
     if (lora) {
         LoRAAdamW optimizer(*model, adamw, LoRAHead::trained);
-        train_with(optimizer);
+        train_classifier_simple(
+            *model, train_loader, val_loader, [&](const ClassificationBatch& batch) { accumulation.step(*model, optimizer, batch, readout); },
+            gen, o.num_epochs, 50, 5, print, readout);
     } else {
         ClassifierAdamW optimizer(*model, adamw, std::get<TrainableLayers>(o.trainable_layers));
-        train_with(optimizer);
+        train_classifier_simple(
+            *model, train_loader, val_loader,
+            [&](const ClassificationBatch& batch) { accumulation.step(*model, optimizer, batch, readout, StepKernels::fast, &trunk); }, gen,
+            o.num_epochs, 50, 5, print, readout, &trunk);
     }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     timing(fmt::format("Training completed in {:.2f} minutes.", minutes));
+    if (trunk.batches_unkept() > 0) note(trunk.describe());  // the batch shapes it could not keep
     // Evaluate model
-    const double train = calc_accuracy_loader(train_loader, *model, gen, std::nullopt, readout);
-    const double val = calc_accuracy_loader(val_loader, *model, gen, std::nullopt, readout);
-    const double test = calc_accuracy_loader(test_loader, *model, gen, std::nullopt, readout);
+    const double train = calc_accuracy_loader(train_loader, *model, gen, std::nullopt, readout, &trunk);
+    const double val = calc_accuracy_loader(val_loader, *model, gen, std::nullopt, readout, &trunk);
+    const double test = calc_accuracy_loader(test_loader, *model, gen, std::nullopt, readout, &trunk);
     print(fmt::format("Training accuracy: {:.2f}%", train * 100));
     print(fmt::format("Validation accuracy: {:.2f}%", val * 100));
     print(fmt::format("Test accuracy: {:.2f}%", test * 100));

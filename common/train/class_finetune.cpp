@@ -108,8 +108,11 @@ ClassifierHistory run_class_finetune(const ClassFinetuneOptions& o, const std::f
     adamw.version = o.pytorch;
     ClassifierAdamW optimizer(*model, adamw);
     note(fmt::format("training: {} batches per epoch, 5 epochs", train_loader.size()));
-    ClassifierHistory history = train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, 5, 50, 5, print);
+    FrozenTrunk trunk = frozen_trunk(*model, optimizer.layers());
+    note(trunk.describe());
+    ClassifierHistory history = train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, 5, 50, 5, print, {}, &trunk);
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
+    if (trunk.batches_unkept() > 0) note(trunk.describe());  // the batch shapes it could not keep
     print(fmt::format("Training completed in {:.2f} minutes.", minutes));
     return history;
 }

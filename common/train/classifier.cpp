@@ -82,16 +82,24 @@ IdArray<2> batch_inputs(const ClassificationBatch& batch) {
     return xt::adapt(batch.inputs, std::array<std::size_t, 2>{batch.B, batch.T});  // [B, T]
 }
 
+// model(input_batch) read as `readout` says, through `trunk` when it keeps anything: [B, K]
+std::vector<float> batch_logits(const GPTModel& model, const ClassificationBatch& batch, const Readout& readout, FrozenTrunk* trunk) {
+    if (!trunk || !trunk->active()) return token_logits(model, batch_inputs(batch), readout);
+    GPTSaved saved;
+    trunk->forward(model, batch_inputs(batch), saved);
+    return read_logits(saved.logits.data(), saved.ids.data(), batch.B, batch.T, model.out_head.out_features(), readout).logits;
+}
+
 }  // namespace
 
-float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, const Readout& readout) {
-    const std::vector<float> logits = token_logits(model, batch_inputs(batch), readout);  // [B, K]
+float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, const Readout& readout, FrozenTrunk* trunk) {
+    const std::vector<float> logits = batch_logits(model, batch, readout, trunk);  // [B, K]
     const std::size_t K = model.out_head.out_features();
     return cross_entropy(logits.data(), batch.B, K, batch.labels.data(), readout.loss_ignore_index());
 }
 
 double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model, Generator& gen,
-                            std::optional<std::size_t> num_batches, const Readout& readout) {
+                            std::optional<std::size_t> num_batches, const Readout& readout, FrozenTrunk* trunk) {
     model.train(false);  // model.eval()
     std::size_t correct = 0, examples = 0;
     const std::size_t n = num_batches ? std::min(*num_batches, loader.size()) : loader.size();
@@ -99,7 +107,7 @@ double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model,
     ClassificationBatch batch;
     const std::size_t K = model.out_head.out_features();
     for (std::size_t i = 0; i < n && epoch.next(batch); ++i) {
-        const std::vector<float> logits = token_logits(model, batch_inputs(batch), readout);  // [B, K]
+        const std::vector<float> logits = batch_logits(model, batch, readout, trunk);  // [B, K]
         for (std::size_t b = 0; b < batch.B; ++b) correct += argmax(logits.data() + b * K, K) == batch.labels[b];
         examples += batch.B;
     }
@@ -108,14 +116,14 @@ double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model,
 }
 
 double calc_loss_loader(const ClassificationLoader& loader, const GPTModel& model, Generator& gen,
-                        std::optional<std::size_t> num_batches, const Readout& readout) {
+                        std::optional<std::size_t> num_batches, const Readout& readout, FrozenTrunk* trunk) {
     double total_loss = 0.0;
     if (loader.size() == 0) return std::numeric_limits<double>::quiet_NaN();
     const std::size_t n = num_batches ? std::min(*num_batches, loader.size()) : loader.size();
     if (n == 0) throw std::invalid_argument("calc_loss_loader: num_batches 0 (Python raises ZeroDivisionError)");
     auto epoch = loader.begin(gen);
     ClassificationBatch batch;
-    for (std::size_t i = 0; i < n && epoch.next(batch); ++i) total_loss += calc_loss_batch(model, batch, readout);  // loss.item()
+    for (std::size_t i = 0; i < n && epoch.next(batch); ++i) total_loss += calc_loss_batch(model, batch, readout, trunk);  // loss.item()
     return total_loss / static_cast<double>(n);
 }
 
@@ -167,6 +175,10 @@ std::size_t first_trained_block(TrainableLayers layers, std::size_t n_layers) {
 }
 
 }  // namespace
+
+FrozenTrunk frozen_trunk(const GPTModel& model, TrainableLayers layers, std::optional<AutoOnOff> mode) {
+    return FrozenTrunk(model, model.trf_blocks.empty() ? 0 : first_trained_block(layers, model.trf_blocks.size()), mode);
+}
 
 std::vector<std::pair<std::string, const std::vector<float>*>> named_gradients(const ClassifierGrads& g, std::size_t n_layers,
                                                                               TrainableLayers layers) {
@@ -287,6 +299,21 @@ float classifier_loss_backward(const GPTModel& model, const GPTSaved& s, const s
                                kernels);
 }
 
+namespace {
+
+// The training forward of a step that trains `layers`: through `trunk` when it keeps rows (fast
+// kernels only), else gpt_forward. std::logic_error when the trunk keeps a block that trains.
+void classifier_forward(const GPTModel& model, TrainableLayers layers, const ClassificationBatch& batch, GPTSaved& saved,
+                        StepKernels kernels, FrozenTrunk* trunk) {
+    if (!trunk || !trunk->active() || kernels != StepKernels::fast) return gpt_forward(model, batch_inputs(batch), saved, kernels);
+    if (trunk->first_block() > first_trained_block(layers, model.trf_blocks.size()))
+        throw std::logic_error(fmt::format("the frozen trunk keeps block {}, which --trainable_layers {} trains", trunk->first_block() - 1,
+                                           trainable_layers_name(layers)));
+    trunk->forward(model, batch_inputs(batch), saved);
+}
+
+}  // namespace
+
 ClassifierAdamW::ClassifierAdamW(GPTModel& model, AdamWOptions options, TrainableLayers layers)
     : params_(trainable_parameters(model, layers)), state_(params_.size()), options_(options), n_layers_(model.trf_blocks.size()),
       layers_(layers) {}
@@ -317,10 +344,10 @@ void ClassifierAdamW::step(const ClassifierGrads& grads) {
 }
 
 float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, StepKernels kernels,
-                            const Readout& readout) {
+                            const Readout& readout, FrozenTrunk* trunk) {
     GPTSaved saved;
     ClassifierGrads grads;
-    gpt_forward(model, batch_inputs(batch), saved, kernels);
+    classifier_forward(model, optimizer.layers(), batch, saved, kernels, trunk);
     const float loss = classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.layers(), readout);
     optimizer.step(grads);
     return loss;
@@ -448,10 +475,10 @@ void accumulate(std::optional<Grads>& sum, Grads&& grads, const Named& named, bo
 }  // namespace
 
 float GradientAccumulation::step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, const Readout& readout,
-                                 StepKernels kernels) {
+                                 StepKernels kernels, FrozenTrunk* trunk) {
     GPTSaved saved;
     ClassifierGrads grads;
-    gpt_forward(model, batch_inputs(batch), saved, kernels);
+    classifier_forward(model, optimizer.layers(), batch, saved, kernels, trunk);
     const float loss =
         classifier_loss_backward(model, saved, batch.labels.data(), grads, kernels, optimizer.layers(), readout, grad_output());
     const auto named = [&](const ClassifierGrads& g) { return named_gradients(g, model.trf_blocks.size(), optimizer.layers()); };
@@ -474,11 +501,14 @@ float GradientAccumulation::step(GPTModel& model, LoRAAdamW& optimizer, const Cl
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
-                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print, const Readout& readout) {
+                                          std::size_t eval_iter, const std::function<void(const std::string&)>& print, const Readout& readout,
+                                          FrozenTrunk* trunk) {
+    std::optional<FrozenTrunk> own;
+    if (!trunk) trunk = &own.emplace(frozen_trunk(model, optimizer.layers()));
     return train_classifier_simple(
         model, train_loader, val_loader,
-        [&](const ClassificationBatch& batch) { train_classifier_step(model, optimizer, batch, StepKernels::fast, readout); }, gen,
-        num_epochs, eval_freq, eval_iter, print, readout);
+        [&](const ClassificationBatch& batch) { train_classifier_step(model, optimizer, batch, StepKernels::fast, readout, trunk); }, gen,
+        num_epochs, eval_freq, eval_iter, print, readout, trunk);
 }
 
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
@@ -495,7 +525,8 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
                                           const ClassificationLoader& val_loader,
                                           const std::function<void(const ClassificationBatch&)>& train_step, Generator& gen,
                                           std::size_t num_epochs, std::size_t eval_freq, std::size_t eval_iter,
-                                          const std::function<void(const std::string&)>& print, const Readout& readout) {
+                                          const std::function<void(const std::string&)>& print, const Readout& readout,
+                                          FrozenTrunk* trunk) {
     if (eval_freq == 0) throw std::invalid_argument("train_classifier_simple: eval_freq must be positive (global_step % 0)");
     ClassifierHistory history;
     long long global_step = -1;
@@ -510,8 +541,8 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
             if (global_step % static_cast<long long>(eval_freq) == 0) {
                 // evaluate_model: eval mode, no_grad, calc_loss_loader on both, back to train mode
                 model.train(false);
-                const double train_loss = calc_loss_loader(train_loader, model, gen, eval_iter, readout);
-                const double val_loss = calc_loss_loader(val_loader, model, gen, eval_iter, readout);
+                const double train_loss = calc_loss_loader(train_loader, model, gen, eval_iter, readout, trunk);
+                const double val_loss = calc_loss_loader(val_loader, model, gen, eval_iter, readout, trunk);
                 model.train(true);
                 history.train_losses.push_back(train_loss);
                 history.val_losses.push_back(val_loss);
@@ -519,8 +550,8 @@ ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationL
                                   python_format_value(train_loss), python_format_value(val_loss)));  // nan: a batch of ignored rows
             }
         }
-        const double train_accuracy = calc_accuracy_loader(train_loader, model, gen, eval_iter, readout);
-        const double val_accuracy = calc_accuracy_loader(val_loader, model, gen, eval_iter, readout);
+        const double train_accuracy = calc_accuracy_loader(train_loader, model, gen, eval_iter, readout, trunk);
+        const double val_accuracy = calc_accuracy_loader(val_loader, model, gen, eval_iter, readout, trunk);
         print(fmt::format("Training accuracy: {:.2f}% | Validation accuracy: {:.2f}%", train_accuracy * 100,
                           val_accuracy * 100));
         history.train_accs.push_back(train_accuracy);

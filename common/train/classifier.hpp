@@ -25,6 +25,7 @@
 #include "llmfs/torch/loss.hpp"
 #include "llmfs/train/adamw.hpp"
 #include "llmfs/train/classification_data.hpp"
+#include "llmfs/train/frozen_trunk.hpp"
 #include "llmfs/train/gpt_backward.hpp"
 
 namespace llmfs {
@@ -76,18 +77,22 @@ struct ReadLogits {
 ReadLogits read_logits(const float* logits, const std::int64_t* ids, std::size_t B, std::size_t T, std::size_t K,
                        const Readout& readout);
 
-// cross_entropy(model(input_batch)[:, -1, :], target_batch), or as `readout` reads
-float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, const Readout& readout = {});
+// cross_entropy(model(input_batch)[:, -1, :], target_batch), or as `readout` reads. With a
+// `trunk` (frozen_trunk.hpp), the model's forward through it: the same bits, the frozen blocks run
+// once per example.
+float calc_loss_batch(const GPTModel& model, const ClassificationBatch& batch, const Readout& readout = {}, FrozenTrunk* trunk = nullptr);
 
 // The share of rows whose argmax (the first largest logit) is the label, over the first
 // num_batches batches (all when unset); sets the model to eval mode as the book's function does.
 double calc_accuracy_loader(const ClassificationLoader& loader, GPTModel& model, Generator& gen,
-                            std::optional<std::size_t> num_batches = std::nullopt, const Readout& readout = {});
+                            std::optional<std::size_t> num_batches = std::nullopt, const Readout& readout = {},
+                            FrozenTrunk* trunk = nullptr);
 
 // The mean of calc_loss_batch over the first num_batches batches, the losses added in double; NaN
 // for an empty loader.
 double calc_loss_loader(const ClassificationLoader& loader, const GPTModel& model, Generator& gen,
-                        std::optional<std::size_t> num_batches = std::nullopt, const Readout& readout = {});
+                        std::optional<std::size_t> num_batches = std::nullopt, const Readout& readout = {},
+                        FrozenTrunk* trunk = nullptr);
 
 // classify_review(text, model, tokenizer, device, max_length, pad_token_id=50256): the text's
 // tokens cut to min(max_length, context_length), padded to max_length; "spam" when the last
@@ -114,6 +119,9 @@ enum class TrainableLayers {
 // naming them for another.
 TrainableLayers parse_trainable_layers(const std::string& name);
 const char* trainable_layers_name(TrainableLayers layers);
+// The trunk below what `layers` trains (frozen_trunk.hpp): trf_blocks[0 .. n_layers - trained
+// blocks); none for TrainableLayers::all (inactive). `mode`: LLMFS_TRUNK_CACHE's when unset.
+FrozenTrunk frozen_trunk(const GPTModel& model, TrainableLayers layers, std::optional<AutoOnOff> mode = std::nullopt);
 
 // The gradients of the trainable parameters, in model.parameters() order.
 struct ClassifierGrads {
@@ -154,9 +162,10 @@ private:
 
 // One pass of the loop's body: zero_grad, calc_loss_batch, backward, optimizer.step; the forward
 // and backward through the fast kernels unless StepKernels::reference (the same bits). The
-// optimizer's TrainableLayers say what the backward computes.
+// optimizer's TrainableLayers say what the backward computes. A `trunk` (fast kernels only) runs the
+// forward; std::logic_error when it keeps a block the optimizer trains.
 float train_classifier_step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch,
-                            StepKernels kernels = StepKernels::fast, const Readout& readout = {});
+                            StepKernels kernels = StepKernels::fast, const Readout& readout = {}, FrozenTrunk* trunk = nullptr);
 
 // ---- appendix E: LoRA (nn/lora.hpp) --------------------------------------------------------
 //   for param in model.parameters(): param.requires_grad = False
@@ -220,10 +229,10 @@ float train_lora_classifier_step(GPTModel& model, LoRAAdamW& optimizer, const Cl
 class GradientAccumulation {
 public:
     GradientAccumulation(std::size_t accumulation_steps, std::size_t batches_per_epoch);  // std::invalid_argument for 0 steps
-    // One batch: forward, backward, the gradients added, the optimizer's step when due. Returns the
-    // batch's loss (before the division).
+    // One batch: forward (through `trunk` when given, as train_classifier_step), backward, the
+    // gradients added, the optimizer's step when due. Returns the batch's loss (before the division).
     float step(GPTModel& model, ClassifierAdamW& optimizer, const ClassificationBatch& batch, const Readout& readout = {},
-               StepKernels kernels = StepKernels::fast);
+               StepKernels kernels = StepKernels::fast, FrozenTrunk* trunk = nullptr);
     float step(GPTModel& model, LoRAAdamW& optimizer, const ClassificationBatch& batch, const Readout& readout = {},
                StepKernels kernels = StepKernels::fast);
 
@@ -242,23 +251,27 @@ struct ClassifierHistory {
 
 // train_classifier_simple(model, train_loader, val_loader, optimizer, device, num_epochs,
 // eval_freq, eval_iter[, trainable_token_pos, ignore_index, average_embeddings]): each line it prints goes to `print` (without its
-// newline); `gen` is torch's global generator (the loaders' draws, dropout).
+// newline); `gen` is torch's global generator (the loaders' draws, dropout). The steps and the
+// evaluations go through `trunk`, or one of their own (frozen_trunk(model, optimizer.layers())):
+// pass one to keep it for evaluations after the loop.
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, ClassifierAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
                                           std::size_t eval_iter, const std::function<void(const std::string&)>& print,
-                                          const Readout& readout = {});
+                                          const Readout& readout = {}, FrozenTrunk* trunk = nullptr);
 // The same loop with appendix E's optimizer (train_lora_classifier_step each batch).
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader, LoRAAdamW& optimizer,
                                           Generator& gen, std::size_t num_epochs, std::size_t eval_freq,
                                           std::size_t eval_iter, const std::function<void(const std::string&)>& print,
                                           const Readout& readout = {});
-// The loop itself, any training step; the evaluations read the logits as `readout` says.
+// The loop itself, any training step; the evaluations read the logits as `readout` says, through
+// `trunk` when given.
 ClassifierHistory train_classifier_simple(GPTModel& model, const ClassificationLoader& train_loader,
                                           const ClassificationLoader& val_loader,
                                           const std::function<void(const ClassificationBatch&)>& train_step, Generator& gen,
                                           std::size_t num_epochs, std::size_t eval_freq, std::size_t eval_iter,
-                                          const std::function<void(const std::string&)>& print, const Readout& readout = {});
+                                          const std::function<void(const std::string&)>& print, const Readout& readout = {},
+                                          FrozenTrunk* trunk = nullptr);
 
 }  // namespace llmfs

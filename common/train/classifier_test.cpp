@@ -12,6 +12,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <xtensor/xadapt.hpp>
@@ -117,10 +118,12 @@ struct TinySplits {
 // with `lora`, the script's adapters of rank 4, alpha 8 (no division by the rank) on every Linear,
 // out_head's own Linear trained); seed 123, AdamW (lr 5e-4, weight decay 0.1) over what `layers` trains;
 // train_classifier_simple for 3 epochs (eval_freq 1, eval_iter 1) at token_pos. Its printed
-// lines, then history_text of `params(model)`.
+// lines, then history_text of `params(model)`. `trunk`: the plain step's FrozenTrunk mode
+// (LLMFS_TRUNK_CACHE's when unset).
 std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, TrainableLayers layers, const Readout& readout,
                           const std::function<std::vector<ParameterView>(GPTModel&)>& params, bool lora = false,
-                          std::size_t accumulation_steps = 1, bool causal = true, LoRAForm form = LoRAForm::separate) {
+                          std::size_t accumulation_steps = 1, bool causal = true, LoRAForm form = LoRAForm::separate,
+                          std::optional<AutoOnOff> trunk = std::nullopt) {
     Generator gen(BernoulliKernel::standard);
     gen.manual_seed(123);
     GPTModel model(gen, tiny());
@@ -139,7 +142,12 @@ std::string tiny_finetune(const TinySplits& d, PyTorchVersion version, Trainable
     GradientAccumulation accumulation(accumulation_steps, d.train_loader.size());
     const auto train = [&](auto& optimizer) {
         if (accumulation_steps == 1) {  // the plain step
-            history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, readout);
+            if constexpr (std::is_same_v<std::decay_t<decltype(optimizer)>, ClassifierAdamW>) {
+                FrozenTrunk frozen = frozen_trunk(model, layers, trunk);
+                history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, readout, &frozen);
+            } else {
+                history = train_classifier_simple(model, d.train_loader, d.validation_loader, optimizer, gen, 3, 1, 1, print, readout);
+            }
             return;
         }
         history = train_classifier_simple(
@@ -437,4 +445,22 @@ TEST_CASE("classifier: GradientAccumulation of 1 step gives the plain step's bit
     }
     CHECK(same_bits(trained[0], trained[1]));
     CHECK_THROWS_WITH(GradientAccumulation(0, 2), Catch::Contains("accumulation_steps must be positive"));
+}
+
+TEST_CASE("classifier: fine-tuning through the frozen trunk's kept rows gives the plain forward's bits, on every kernel") {
+    // train_classifier_simple's steps and evaluations with FrozenTrunk keeping rows (under the
+    // kernels it trusts; frozen_trunk.hpp) and with it off: the printed lines, the histories and the
+    // trained parameters, bit for bit
+    const TinySplits splits;
+    for (const TrainableLayers layers : {TrainableLayers::last_block, TrainableLayers::last_layer}) {
+        INFO(trainable_layers_name(layers));
+        const auto params = [&](GPTModel& m) { return trainable_parameters(m, layers); };
+        for (const Readout& readout : {Readout(-1), Readout::flexible()}) {
+            const std::string kept = tiny_finetune(splits, PyTorchVersion::v2, layers, readout, params, false, 1, true, LoRAForm::separate,
+                                                   AutoOnOff::on);
+            const std::string plain = tiny_finetune(splits, PyTorchVersion::v2, layers, readout, params, false, 1, true, LoRAForm::separate,
+                                                    AutoOnOff::off);
+            CHECK(kept == plain);
+        }
+    }
 }
