@@ -91,7 +91,8 @@ TEST_CASE("FrozenTrunk: where places_keep_bits says yes, every move of whole exa
     const GPTModel model(gen, widths_124m());
     FrozenTrunk trunk(model, 1, AutoOnOff::on);
     std::size_t kept_shapes = 0;
-    for (const auto& [B, T] : {std::pair<std::size_t, std::size_t>{8, 7}, {8, 12}, {8, 13}, {5, 7}, {8, 120}}) {
+    for (const auto& shape : {std::pair<std::size_t, std::size_t>{8, 7}, {8, 12}, {8, 13}, {5, 7}, {8, 120}}) {
+        const std::size_t B = shape.first, T = shape.second;  // [B, T]: named, for the lambda below
         if (!trunk.places_keep_bits(model, B, T)) continue;
         ++kept_shapes;
         const std::size_t N = B * T;
