@@ -142,7 +142,8 @@ ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const Classifi
     const auto print = [&](const std::string& line) { nb.print(line); };
     std::optional<FrozenTrunk> own;
     if (!lora && !trunk) trunk = &own.emplace(frozen_trunk(model, TrainableLayers::last_block));
-    if (!lora) std::cerr << trunk->describe() << std::endl;
+    const auto note = [](const std::string& line) { std::cerr << line << std::endl; };
+    if (!lora) trunk->note_progress(note, /*training_done=*/false);
     ClassifierHistory history;
     if (lora) {
         LoRAAdamW optimizer(model, adamw);
@@ -153,7 +154,7 @@ ClassifierHistory run_training_cell(Notebook& nb, Generator& gen, const Classifi
     }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     std::cerr << fmt::format("Training completed in {:.2f} minutes.", minutes) << std::endl;
-    if (!lora && trunk->batches_unkept() > 0) std::cerr << trunk->describe() << std::endl;  // the batch shapes it could not keep
+    if (!lora) trunk->note_progress(note, /*training_done=*/true);
     return history;
 }
 

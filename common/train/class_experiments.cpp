@@ -170,7 +170,7 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     // the frozen blocks' output kept per message, for the training and the accuracies after it
     // (frozen_trunk.hpp; off for LoRA and --trainable_layers all, whose every block trains)
     FrozenTrunk trunk = lora ? FrozenTrunk(*model, 0) : frozen_trunk(*model, std::get<TrainableLayers>(o.trainable_layers));
-    if (!lora) note(trunk.describe());
+    if (!lora) trunk.note_progress(note, /*training_done=*/false);
     if (lora) {
         LoRAAdamW optimizer(*model, adamw, LoRAHead::trained);
         train_classifier_simple(
@@ -185,7 +185,7 @@ void run_class_experiment(const ClassExperimentOptions& o, const std::function<v
     }
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
     timing(fmt::format("Training completed in {:.2f} minutes.", minutes));
-    if (trunk.batches_unkept() > 0) note(trunk.describe());  // the batch shapes it could not keep
+    trunk.note_progress(note, /*training_done=*/true);  // LoRA's inactive trunk ran no batch: nothing
     // Evaluate model
     const double train = calc_accuracy_loader(train_loader, *model, gen, std::nullopt, readout, &trunk);
     const double val = calc_accuracy_loader(val_loader, *model, gen, std::nullopt, readout, &trunk);

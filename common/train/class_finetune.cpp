@@ -109,10 +109,10 @@ ClassifierHistory run_class_finetune(const ClassFinetuneOptions& o, const std::f
     ClassifierAdamW optimizer(*model, adamw);
     note(fmt::format("training: {} batches per epoch, 5 epochs", train_loader.size()));
     FrozenTrunk trunk = frozen_trunk(*model, optimizer.layers());
-    note(trunk.describe());
+    trunk.note_progress(note, /*training_done=*/false);
     ClassifierHistory history = train_classifier_simple(*model, train_loader, val_loader, optimizer, gen, 5, 50, 5, print, {}, &trunk);
     const double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
-    if (trunk.batches_unkept() > 0) note(trunk.describe());  // the batch shapes it could not keep
+    trunk.note_progress(note, /*training_done=*/true);
     print(fmt::format("Training completed in {:.2f} minutes.", minutes));
     return history;
 }

@@ -54,6 +54,10 @@ std::string FrozenTrunk::describe() const {
     return line;
 }
 
+void FrozenTrunk::note_progress(const std::function<void(const std::string&)>& note, bool training_done) const {
+    if (!training_done || unkept_ > 0) note(describe());
+}
+
 bool FrozenTrunk::places_keep_bits(const GPTModel& model, std::size_t B, std::size_t T) {
     if (B <= 1) return true;
     const auto known = shapes_.find({B, T});
@@ -93,9 +97,7 @@ std::string FrozenTrunk::key(const std::int64_t* ids, std::size_t B, std::size_t
 void FrozenTrunk::forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& s) {
     if (!active_) return gpt_forward(model, in_idx, s, StepKernels::fast);
     const std::size_t B = in_idx.shape()[0], T = in_idx.shape()[1], C = model.cfg.emb_dim, N = B * T;
-    if (T > model.cfg.context_length)
-        throw std::invalid_argument("sequence of " + std::to_string(T) + " tokens exceeds the context length " +
-                                    std::to_string(model.cfg.context_length));
+    check_sequence_fits(model, T);
     if (!places_keep_bits(model, B, T)) {  // this kernel rounds an example's rows by their place: as PyTorch, every block
         ++unkept_;
         return gpt_forward(model, in_idx, s, StepKernels::fast);

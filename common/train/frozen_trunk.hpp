@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -63,6 +64,10 @@ public:
     // then kept" (and the batch shapes refused so far), or "frozen trunk off (REASON): every batch
     // runs every block".
     std::string describe() const;
+    // A training run's progress line from the trunk: describe() when the training starts
+    // (`training_done` false); when it is done, describe() again only if some batch shape ran every
+    // block (the line names them), else nothing.
+    void note_progress(const std::function<void(const std::string&)>& note, bool training_done) const;
 
     // Whether OpenBLAS gives each example's rows of a batch [B, T] the same bits at every place of
     // the batch in the trunk's products (each distinct Linear of trf_blocks[0], random rows, then

@@ -216,3 +216,24 @@ TEST_CASE("FrozenTrunk: LLMFS_TRUNK_CACHE unset or auto keeps rows, off keeps no
     const llmfs::testing::EnvGuard env("LLMFS_TRUNK_CACHE", "yes");
     CHECK_THROWS_WITH(FrozenTrunk(model, 1), Catch::Contains("LLMFS_TRUNK_CACHE=\"yes\"") && Catch::Contains("frozen blocks' output kept"));
 }
+
+TEST_CASE("FrozenTrunk: the progress lines before and after training, and gpt_forward's context check") {
+    Generator gen(BernoulliKernel::standard);
+    gen.manual_seed(123);
+    const GPTModel model(gen, tiny_config());
+    FrozenTrunk trunk(model, 1, AutoOnOff::on);
+    std::vector<std::string> lines;
+    const auto note = [&](const std::string& line) { lines.push_back(line); };
+    trunk.note_progress(note, /*training_done=*/false);
+    REQUIRE(lines == std::vector<std::string>{"frozen trunk: block 0 computed once per message, then kept"});
+    const std::vector<std::int64_t> ids = gen.randint(0, 50, 2 * 5);
+    GPTSaved saved;
+    trunk.forward(model, xt::adapt(ids, std::array<std::size_t, 2>{2, 5}), saved);
+    trunk.note_progress(note, /*training_done=*/true);  // no batch shape ran every block, or its line names it
+    CHECK(lines.size() == (trunk.batches_unkept() > 0 ? 2u : 1u));
+    FrozenTrunk(model, 0, AutoOnOff::on).note_progress(note, /*training_done=*/true);  // off: it ran nothing
+    CHECK(lines.size() == (trunk.batches_unkept() > 0 ? 2u : 1u));
+    const std::vector<std::int64_t> long_ids = gen.randint(0, 50, 17);  // context_length 16
+    CHECK_THROWS_WITH(trunk.forward(model, xt::adapt(long_ids, std::array<std::size_t, 2>{1, 17}), saved),
+                      "sequence of 17 tokens exceeds the context length 16");
+}

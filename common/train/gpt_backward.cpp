@@ -246,11 +246,14 @@ void block_backward(const TransformerBlock& block, const BlockSaved& bs, std::si
                     bg.norm1_scale.data(), bg.norm1_shift.data(), /*accumulate=*/true);
 }
 
-void gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved, StepKernels kernels) {
-    const std::size_t T = in_idx.shape()[1];
+void check_sequence_fits(const GPTModel& model, std::size_t T) {
     if (T > model.cfg.context_length)
         throw std::invalid_argument("sequence of " + std::to_string(T) + " tokens exceeds the context length " +
                                     std::to_string(model.cfg.context_length));
+}
+
+void gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved, StepKernels kernels) {
+    check_sequence_fits(model, in_idx.shape()[1]);
     kernels == StepKernels::fast ? gpt_forward_fast(model, in_idx, saved) : gpt_forward_reference(model, in_idx, saved);
 }
 

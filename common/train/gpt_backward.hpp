@@ -75,6 +75,10 @@ enum class StepKernels { reference, fast };
 // model.forward(in_idx). Throws std::invalid_argument for a sequence longer than the context.
 void gpt_forward(const GPTModel& model, const IdArray<2>& in_idx, GPTSaved& saved, StepKernels kernels = StepKernels::fast);
 
+// gpt_forward's check, for callers that run its parts: throws std::invalid_argument when T tokens
+// exceed model.cfg.context_length (pos_emb has no row for them).
+void check_sequence_fits(const GPTModel& model, std::size_t T);
+
 // gpt_forward's fast path in its three parts, for a caller that starts above the first block
 // (frozen_trunk.hpp): the embeddings into x [N, C] (tok_embeds + pos_embeds, drop_emb's mask into
 // saved.noise_emb; sets saved.B, T, ids), one block on x in place (its activations into `bs`;
